@@ -1,0 +1,83 @@
+import type postgres from "postgres";
+
+const root = new URL("../", import.meta.url);
+const migrationsDir = new URL("supabase/migrations/", root);
+const MIGRATION_NAME = /^(\d{14})_([a-z0-9_]+)\.sql$/;
+
+/** One migration file: its 14-digit version, name and path. */
+export interface MigrationFile {
+  version: string;
+  name: string;
+  path: URL;
+}
+
+/** The migration files in the order they apply. */
+export async function listMigrations(): Promise<MigrationFile[]> {
+  const files: MigrationFile[] = [];
+  for await (const entry of Deno.readDir(migrationsDir)) {
+    if (!entry.isFile || !entry.name.endsWith(".sql")) continue;
+    const match = MIGRATION_NAME.exec(entry.name);
+    if (!match?.[1] || !match[2]) {
+      throw new Error(`Migration file name is not <14-digit timestamp>_<name>.sql: ${entry.name}`);
+    }
+    files.push({ version: match[1], name: match[2], path: new URL(entry.name, migrationsDir) });
+  }
+  return files.sort((a, b) => a.version.localeCompare(b.version));
+}
+
+/**
+ * Brings a database up to date: the local bootstrap where Supabase's own objects are missing,
+ * then each migration not yet recorded (in the table the Supabase CLI uses), then the seed once.
+ */
+export async function migrate(sql: postgres.Sql, options: { seed: boolean }): Promise<string[]> {
+  const applied: string[] = [];
+  await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(72210401)`;
+    const [{ has_auth }] = await tx<{ has_auth: boolean }[]>`
+      select to_regclass('auth.users') is not null as has_auth` as unknown as [
+        { has_auth: boolean },
+      ];
+    if (!has_auth) {
+      await tx.unsafe(await Deno.readTextFile(new URL("scripts/local_bootstrap.sql", root)));
+    }
+    await tx.unsafe(`
+      create schema if not exists supabase_migrations;
+      create table if not exists supabase_migrations.schema_migrations (
+        version text primary key, statements text[], name text);
+      create table if not exists supabase_migrations.seed_files (
+        path text primary key, hash text not null);`);
+    const done = new Set(
+      (await tx<{ version: string }[]>`select version from supabase_migrations.schema_migrations`)
+        .map((r) => r.version),
+    );
+    for (const file of await listMigrations()) {
+      if (done.has(file.version)) continue;
+      const text = await Deno.readTextFile(file.path);
+      try {
+        await tx.unsafe(text);
+      } catch (e) {
+        throw new Error(`Migration ${file.version}_${file.name} failed: ${String(e)}`, { cause: e });
+      }
+      await tx`insert into supabase_migrations.schema_migrations (version, name, statements)
+               values (${file.version}, ${file.name}, ${[text]})`;
+      applied.push(`${file.version}_${file.name}`);
+    }
+    if (options.seed) {
+      const seedPath = new URL("supabase/seed.sql", root);
+      const seeded = await tx`select 1 from supabase_migrations.seed_files where path = 'seed.sql'`;
+      const text = await Deno.readTextFile(seedPath).catch(() => "");
+      if (seeded.length === 0 && text.trim() !== "") {
+        await tx.unsafe(text);
+        await tx`insert into supabase_migrations.seed_files (path, hash)
+                 values ('seed.sql', ${await sha256(text)})`;
+        applied.push("seed.sql");
+      }
+    }
+  });
+  return applied;
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}

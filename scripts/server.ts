@@ -1,0 +1,104 @@
+import postgres from "postgres";
+import { type LocalDatabase, openEmbedded } from "./database.ts";
+import { loadEnvFile } from "./env_file.ts";
+import { migrate } from "./migrate.ts";
+
+const root = new URL("../", import.meta.url);
+const functionsDir = new URL("supabase/functions/", root);
+
+/** Options for the local server. */
+export interface ServerOptions {
+  port: number;
+  /** Embedded data folder; null keeps the embedded database in memory. Ignored with DATABASE_URL. */
+  dataDir: string | null;
+}
+
+/** A running local server. */
+export interface RunningServer {
+  /** Base URL of the functions: `http://127.0.0.1:<port>/functions/v1`. */
+  functionsUrl: string;
+  /** Origin of the web app and the OpenAPI document. */
+  appUrl: string;
+  database: LocalDatabase;
+  functionNames: string[];
+  /** Finishes in-flight requests, then releases the port and the database. */
+  close(): Promise<void>;
+}
+
+/** Names of the function folders (hyphenated, no leading underscore) that have an index.ts. */
+export async function listFunctionNames(): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(functionsDir)) {
+    if (!entry.isDirectory || entry.name.startsWith("_")) continue;
+    try {
+      await Deno.stat(new URL(`${entry.name}/index.ts`, functionsDir));
+      names.push(entry.name);
+    } catch {
+      // a folder without an entrypoint is not a function
+    }
+  }
+  return names.sort();
+}
+
+/**
+ * Starts every function in one process at `/functions/v1/<name>`, on DATABASE_URL when set or
+ * else on the embedded database, after applying migrations and the seed.
+ */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  await loadEnvFile();
+  const databaseUrl = Deno.env.get("DATABASE_URL");
+  const database: LocalDatabase = databaseUrl
+    ? { kind: "postgres", url: databaseUrl, poolSize: 10, close: () => Promise.resolve() }
+    : await openEmbedded(options.dataDir);
+  Deno.env.set("DATABASE_URL", database.url);
+  if (database.kind === "embedded" || !Deno.env.get("DATABASE_POOL_SIZE")) {
+    Deno.env.set("DATABASE_POOL_SIZE", String(database.poolSize));
+  }
+
+  const migrator = postgres(database.url, { max: 1, onnotice: () => {} });
+  try {
+    await migrate(migrator, { seed: true });
+  } finally {
+    await migrator.end();
+  }
+
+  // Function modules read the environment when they load, so they are imported only now.
+  const { loadFunction } = await import("../supabase/functions/_shared/serve.ts");
+  const { sql } = await import("../supabase/functions/_shared/db.ts");
+  const { appRoutes } = await import("./app_routes.ts");
+  const functionNames = await listFunctionNames();
+  const handlers = new Map<string, Awaited<ReturnType<typeof loadFunction>>>();
+  for (const name of functionNames) {
+    handlers.set(name, await loadFunction(new URL(`${name}/index.ts`, functionsDir)));
+  }
+
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: options.port,
+    onListen: () => {},
+  }, async (req, info) => {
+    const path = new URL(req.url).pathname;
+    const match = /^\/functions\/v1\/([a-z0-9-]+)\/?$/.exec(path);
+    if (match?.[1]) {
+      const handler = handlers.get(match[1]);
+      if (handler) return await handler(req, info);
+      return Response.json({ status: "fail", data: { message: `Function not found: ${match[1]}` } }, {
+        status: 404,
+      });
+    }
+    return await appRoutes(req);
+  });
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  if (!Deno.env.get("APP_URL")) Deno.env.set("APP_URL", origin);
+  return {
+    functionsUrl: `${origin}/functions/v1`,
+    appUrl: origin,
+    database,
+    functionNames,
+    async close() {
+      await server.shutdown();
+      await sql.end({ timeout: 5 });
+      await database.close();
+    },
+  };
+}

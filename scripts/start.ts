@@ -1,0 +1,19 @@
+import { startServer } from "./server.ts";
+
+const port = Number(Deno.env.get("PORT") ?? 54321);
+const running = await startServer({ port, dataDir: Deno.env.get("DATA_DIR") ?? ".data" });
+
+console.log(
+  `Ready: ${running.functionsUrl}/<function-name> (${running.functionNames.length} functions, ` +
+    `${running.database.kind} database), app at ${running.appUrl}`,
+);
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    await running.close();
+    Deno.exit(0);
+  });
+}

@@ -1,0 +1,50 @@
+import postgres from "postgres";
+import { databaseUrl, env } from "./env.ts";
+import type { Claims } from "./auth/jwt.ts";
+
+/** A transaction handle: every query a request makes runs through one. */
+export type Tx = postgres.TransactionSql;
+
+/** The process-wide connection pool, built once at module scope. */
+export const sql: postgres.Sql = postgres(databaseUrl(), {
+  max: env.DATABASE_POOL_SIZE,
+  idle_timeout: 30,
+  connect_timeout: 5,
+  onnotice: () => {},
+  connection: { application_name: "rpg-builder-api", TimeZone: "UTC" },
+  types: {
+    // Spec ids are integers; bigint columns come back as numbers (safe below 2^53).
+    int8: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
+    // Timestamps stay ISO 8601 strings with full precision, so they round-trip exactly.
+    timestamptz: {
+      to: 1184,
+      from: [1184],
+      serialize: (x: string) => x,
+      parse: (x: string) => x.replace(" ", "T").replace(/\+00(:00)?$/, "Z"),
+    },
+  },
+});
+
+/** Whom a transaction acts as: a user's claims, nobody (anon), or the service role. */
+export type Acting = { role: "authenticated"; claims: Claims } | { role: "anon" } | {
+  role: "service_role";
+};
+
+/**
+ * Runs `fn` in one transaction as the given role with `request.jwt.claims` set transaction-locally,
+ * exactly as PostgREST does, so every row-level policy applies to every statement in it.
+ */
+export async function withRole<T>(acting: Acting, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const claims = acting.role === "authenticated" ? JSON.stringify(acting.claims) : "{}";
+  const result = await sql.begin(async (tx) => {
+    await tx`select set_config('role', ${acting.role}, true),
+                    set_config('request.jwt.claims', ${claims}, true)`;
+    return await fn(tx);
+  });
+  return result as T;
+}
+
+/** Runs `fn` as the signed-in user described by `claims`. */
+export async function withClaims<T>(claims: Claims, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return await withRole({ role: "authenticated", claims }, fn);
+}

@@ -1,0 +1,79 @@
+import { Fail, fail, Unavailable } from "./envelope.ts";
+
+interface PgErrorFields {
+  code?: string;
+  message?: string;
+  detail?: string;
+  hint?: string;
+  column_name?: string;
+  constraint_name?: string;
+  table_name?: string;
+}
+
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_DESTROYED",
+  "CONNECTION_ENDED",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+]);
+
+function readable(name: string | undefined): string {
+  return (name ?? "value").replaceAll("_", " ");
+}
+
+/**
+ * Maps a database error to what the caller sees: their mistakes become a JSend fail with a clear
+ * message; a lost connection becomes 503; anything else is returned unchanged (a generic 500).
+ */
+export function mapDatabaseError(e: unknown): unknown {
+  if (e instanceof Fail || typeof e !== "object" || e === null) return e;
+  const err = e as PgErrorFields;
+  const code = err.code ?? "";
+  if (CONNECTION_CODES.has(code) || code.startsWith("08")) return new Unavailable(e);
+  switch (code) {
+    case "P0001": // raise exception from our triggers and functions: written for people
+      return fail(err.message ?? "Request refused", parseDetail(err.detail));
+    case "23502":
+      return fail(`Missing required field: ${err.column_name ?? "unknown"}`);
+    case "23505":
+      return fail(`Already exists: ${readable(err.constraint_name)}`);
+    case "23503":
+      return fail(`Referenced record not found: ${readable(err.constraint_name)}`);
+    case "23514":
+      return fail(`Invalid value: violates ${readable(err.constraint_name)}`);
+    case "22001":
+      return fail("Invalid value: a text field is too long");
+    case "22003":
+      return fail("Invalid value: a number is out of range");
+    case "22P02":
+    case "22023":
+    case "22007":
+    case "22008":
+      return fail("Invalid value: a field has the wrong format");
+    case "42501":
+      return fail(`You do not have access to this ${readable(err.table_name ?? tableFromRls(err))}`);
+    default:
+      return e;
+  }
+}
+
+function tableFromRls(err: PgErrorFields): string | undefined {
+  return /for table "([^"]+)"/.exec(err.message ?? "")?.[1];
+}
+
+function parseDetail(detail: string | undefined): Record<string, unknown> {
+  if (!detail?.startsWith("{")) return {};
+  try {
+    const parsed: unknown = JSON.parse(detail);
+    return typeof parsed === "object" && parsed !== null ? parsed as Record<string, unknown> : {};
+  } catch {
+    return {};
+  }
+}

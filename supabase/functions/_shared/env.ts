@@ -1,0 +1,43 @@
+import { z } from "zod";
+
+const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
+
+const EnvSchema = z.object({
+  DATABASE_URL: z.string().min(1).optional(),
+  /** Provided by the hosted platform to every edge function. */
+  SUPABASE_DB_URL: z.string().min(1).optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  SUPABASE_JWT_SECRET: z.string().min(32, "SUPABASE_JWT_SECRET must be at least 32 characters"),
+  SUPABASE_URL: z.url().optional(),
+  UPSTASH_REDIS_REST_URL: z.url().optional(),
+  UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
+  REDIS_URL: z.string().regex(/^redis:\/\//, "REDIS_URL must start with redis://").optional(),
+  RATE_LIMIT_PREFIX: z.string().min(1).default("rl"),
+  CONTENT_UPDATE_SECRET: z.string().min(16).optional(),
+  CONTENT_UPDATE_WEBHOOK_URL: z.url().optional(),
+  TRUST_PROXY: flag.default(false),
+  APP_URL: z.url().optional(),
+  LOG_LEVEL: z.enum(["silent", "info"]).default("info"),
+});
+
+/** The validated environment of a function, read once at start-up. */
+export type Env = z.infer<typeof EnvSchema>;
+
+function readEnv(): Env {
+  const parsed = EnvSchema.safeParse(Deno.env.toObject());
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment: ${problems.join("; ")}`);
+  }
+  return parsed.data;
+}
+
+/** The environment, validated when this module loads so a bad deploy fails at start-up. */
+export const env: Env = readEnv();
+
+/** The Postgres connection string: ours locally, the platform's when hosted. */
+export function databaseUrl(): string {
+  const url = env.DATABASE_URL ?? env.SUPABASE_DB_URL;
+  if (!url) throw new Error("Invalid environment: DATABASE_URL or SUPABASE_DB_URL is required");
+  return url;
+}

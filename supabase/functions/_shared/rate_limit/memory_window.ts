@@ -1,0 +1,39 @@
+import type { WindowLimiter, WindowResult } from "./types.ts";
+
+/**
+ * An in-process sliding window with the same arithmetic as @upstash/ratelimit's slidingWindow:
+ * the previous fixed window's count, weighted by how much of it still overlaps, plus the current.
+ */
+export class MemoryWindow implements WindowLimiter {
+  readonly #counts = new Map<string, number>();
+  #lastSweep = 0;
+
+  constructor(readonly tokens: number, readonly windowMs: number) {}
+
+  limit(identifier: string, now = Date.now()): Promise<WindowResult> {
+    this.#sweep(now);
+    const current = Math.floor(now / this.windowMs);
+    const currentKey = `${identifier}:${current}`;
+    const inCurrent = this.#counts.get(currentKey) ?? 0;
+    const inPrevious = this.#counts.get(`${identifier}:${current - 1}`) ?? 0;
+    const weightedPrevious = Math.floor((1 - (now % this.windowMs) / this.windowMs) * inPrevious);
+    const reset = (current + 1) * this.windowMs;
+    if (weightedPrevious + inCurrent >= this.tokens) {
+      return Promise.resolve({ success: false, limit: this.tokens, remaining: 0, reset });
+    }
+    this.#counts.set(currentKey, inCurrent + 1);
+    const remaining = Math.max(0, this.tokens - (inCurrent + 1 + weightedPrevious));
+    return Promise.resolve({ success: true, limit: this.tokens, remaining, reset });
+  }
+
+  /** Drops windows older than the previous one, at most once per window. */
+  #sweep(now: number): void {
+    if (now - this.#lastSweep < this.windowMs) return;
+    this.#lastSweep = now;
+    const oldest = Math.floor(now / this.windowMs) - 1;
+    for (const key of this.#counts.keys()) {
+      const window = Number(key.slice(key.lastIndexOf(":") + 1));
+      if (window < oldest) this.#counts.delete(key);
+    }
+  }
+}
