@@ -37,7 +37,10 @@ export async function upsertDevUser(
   const last = (rows as unknown as { user_id: string }[][]).at(-1)?.[0];
   if (!last) throw new Error("The account could not be created");
   const { signLocalAccessToken } = await import("../supabase/functions/_shared/auth/jwt.ts");
-  return { user_id: last.user_id, access_token: await signLocalAccessToken(last.user_id, input.email) };
+  return {
+    user_id: last.user_id,
+    access_token: await signLocalAccessToken(last.user_id, input.email),
+  };
 }
 
 if (import.meta.main) {

@@ -35,8 +35,8 @@ export async function migrate(sql: postgres.Sql, options: { seed: boolean }): Pr
     await tx`select pg_advisory_xact_lock(72210401)`;
     const [{ has_auth }] = await tx<{ has_auth: boolean }[]>`
       select to_regclass('auth.users') is not null as has_auth` as unknown as [
-        { has_auth: boolean },
-      ];
+      { has_auth: boolean },
+    ];
     if (!has_auth) {
       await tx.unsafe(await Deno.readTextFile(new URL("scripts/local_bootstrap.sql", root)));
     }
@@ -56,7 +56,9 @@ export async function migrate(sql: postgres.Sql, options: { seed: boolean }): Pr
       try {
         await tx.unsafe(text);
       } catch (e) {
-        throw new Error(`Migration ${file.version}_${file.name} failed: ${String(e)}`, { cause: e });
+        throw new Error(`Migration ${file.version}_${file.name} failed: ${String(e)}`, {
+          cause: e,
+        });
       }
       await tx`insert into supabase_migrations.schema_migrations (version, name, statements)
                values (${file.version}, ${file.name}, ${[text]})`;

@@ -82,9 +82,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (match?.[1]) {
       const handler = handlers.get(match[1]);
       if (handler) return await handler(req, info);
-      return Response.json({ status: "fail", data: { message: `Function not found: ${match[1]}` } }, {
-        status: 404,
-      });
+      return Response.json(
+        { status: "fail", data: { message: `Function not found: ${match[1]}` } },
+        {
+          status: 404,
+        },
+      );
     }
     return await appRoutes(req);
   });

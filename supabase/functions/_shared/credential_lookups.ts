@@ -11,9 +11,12 @@ export interface ResolvedKey {
  * an API key's hash, and a per-character grant. Each is one SQL function granted to service_role.
  */
 export async function lookupApiKey(keyHash: string): Promise<ResolvedKey | null> {
-  const rows = await withRole({ role: "service_role" }, (tx) =>
-    tx<{ user_id: string; client_id: number | null }[]>`
-      select user_id, client_id from private.resolve_api_key(${keyHash})`);
+  const rows = await withRole(
+    { role: "service_role" },
+    (tx) =>
+      tx<{ user_id: string; client_id: number | null }[]>`
+      select user_id, client_id from private.resolve_api_key(${keyHash})`,
+  );
   const row = rows[0];
   return row ? { userId: row.user_id, clientId: row.client_id } : null;
 }

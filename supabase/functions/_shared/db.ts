@@ -14,7 +14,12 @@ export const sql: postgres.Sql = postgres(databaseUrl(), {
   connection: { application_name: "rpg-builder-api", TimeZone: "UTC" },
   types: {
     // Spec ids are integers; bigint columns come back as numbers (safe below 2^53).
-    int8: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
+    int8: {
+      to: 20,
+      from: [20],
+      serialize: (x: number) => String(x),
+      parse: (x: string) => Number(x),
+    },
     // Timestamps stay ISO 8601 strings with full precision, so they round-trip exactly.
     timestamptz: {
       to: 1184,

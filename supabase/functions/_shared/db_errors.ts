@@ -58,7 +58,9 @@ export function mapDatabaseError(e: unknown): unknown {
     case "22008":
       return fail("Invalid value: a field has the wrong format");
     case "42501":
-      return fail(`You do not have access to this ${readable(err.table_name ?? tableFromRls(err))}`);
+      return fail(
+        `You do not have access to this ${readable(err.table_name ?? tableFromRls(err))}`,
+      );
     default:
       return e;
   }

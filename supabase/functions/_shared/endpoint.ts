@@ -5,14 +5,7 @@ import { lookupApiKey, lookupCharacterGrant } from "./credential_lookups.ts";
 import { type Acting, type Tx, withRole } from "./db.ts";
 import { mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
-import {
-  errorBody,
-  Fail,
-  failBody,
-  jsonResponse,
-  successBody,
-  Unavailable,
-} from "./envelope.ts";
+import { errorBody, Fail, failBody, jsonResponse, successBody, Unavailable } from "./envelope.ts";
 import { log } from "./log.ts";
 import { type BucketKind, consumeRateLimit, rateLimitHeaders, sha256Hex } from "./rate_limit.ts";
 import { parseJsonBody, readBodyCapped } from "./read_body.ts";
@@ -125,7 +118,9 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
       const bearer = spec.auth.length === 1 && spec.auth[0] === "none"
         ? { kind: "none" } as const
         : classifyBearer(req.headers.get("authorization"), serviceSecretFor(spec));
-      const verified = bearer.kind === "jwt" ? await verifyAccessToken(bearer.token).catch(asFail) : null;
+      const verified = bearer.kind === "jwt"
+        ? await verifyAccessToken(bearer.token).catch(asFail)
+        : null;
       const limitKey = rateBucket(bearer, verified, clientIp);
       bucket = limitKey.kind;
       const window = await consumeRateLimit(limitKey.kind, limitKey.identifier, spec.ingress);
@@ -220,7 +215,9 @@ function refuseUnacceptedBearer(
       return;
     case "malformed":
       throw new Fail(
-        accepted.includes("service") && accepted.length === 1 ? "Invalid auth token" : MALFORMED_TOKEN,
+        accepted.includes("service") && accepted.length === 1
+          ? "Invalid auth token"
+          : MALFORMED_TOKEN,
         401,
       );
     case "service":
@@ -257,7 +254,9 @@ async function identify(bearer: Bearer, verified: Claims | Fail | null): Promise
       return { kind: "user", via: "api_key", userId: key.userId, claims, clientId: key.clientId };
     }
     case "jwt":
-      if (verified === null || verified instanceof Fail) throw verified ?? new Fail("Invalid token", 401);
+      if (verified === null || verified instanceof Fail) {
+        throw verified ?? new Fail("Invalid token", 401);
+      }
       return { kind: "user", via: "jwt", userId: verified.sub, claims: verified, clientId: null };
     default:
       return { kind: "anonymous" };
@@ -269,13 +268,25 @@ async function actingFor(
   caller: Caller,
   characterId: number | undefined,
 ): Promise<{ acting: Acting; caller: Caller; checkUserExists: boolean }> {
-  if (caller.kind === "service") return { acting: { role: "service_role" }, caller, checkUserExists: false };
-  if (caller.kind === "anonymous") return { acting: { role: "anon" }, caller, checkUserExists: false };
+  if (caller.kind === "service") {
+    return { acting: { role: "service_role" }, caller, checkUserExists: false };
+  }
+  if (caller.kind === "anonymous") {
+    return { acting: { role: "anon" }, caller, checkUserExists: false };
+  }
   if (caller.via === "jwt") {
-    return { acting: { role: "authenticated", claims: caller.claims }, caller, checkUserExists: true };
+    return {
+      acting: { role: "authenticated", claims: caller.claims },
+      caller,
+      checkUserExists: true,
+    };
   }
   if (characterId === undefined || caller.clientId === null) {
-    return { acting: { role: "authenticated", claims: caller.claims }, caller, checkUserExists: false };
+    return {
+      acting: { role: "authenticated", claims: caller.claims },
+      caller,
+      checkUserExists: false,
+    };
   }
   const owner = await lookupCharacterGrant(caller.clientId, characterId).catch((e) => {
     throw mapDatabaseError(e);
@@ -288,7 +299,9 @@ async function actingFor(
 
 async function assertKnownUser(tx: Tx): Promise<void> {
   const [row] = await tx<{ known: boolean }[]>`select private.is_known_user() as known`;
-  if (!row?.known) throw new Fail("User not found: the account behind this token no longer exists", 401);
+  if (!row?.known) {
+    throw new Fail("User not found: the account behind this token no longer exists", 401);
+  }
 }
 
 /**

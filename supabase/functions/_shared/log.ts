@@ -1,9 +1,9 @@
 type Fields = Record<string, string | number | boolean | null | undefined>;
 
-const silent = Deno.env.get("LOG_LEVEL") === "silent";
+const quiet = Deno.env.get("LOG_LEVEL") === "silent";
 
 function write(level: "info" | "warn" | "error", event: string, fields: Fields): void {
-  if (silent) return;
+  if (quiet && level === "info") return;
   const line = JSON.stringify({ time: new Date().toISOString(), level, event, ...fields });
   if (level === "info") console.log(line);
   else console.error(line);

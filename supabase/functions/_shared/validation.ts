@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { fail, type Fail } from "./envelope.ts";
+import { type Fail, fail } from "./envelope.ts";
 
 /** Turns the first zod issue into a fail naming the field; all issues go along in `data.issues`. */
 export function validationFail(error: z.ZodError): Fail {

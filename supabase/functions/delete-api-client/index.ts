@@ -12,6 +12,6 @@ serve(endpoint({
   run: async ({ body, tx }) => {
     const deleted = await tx`delete from public.api_client where id = ${body.id} returning id`;
     if (deleted.length === 0) throw fail("API client not found");
-    return true;
+    return true as const;
   },
 }));

@@ -62,17 +62,16 @@ export async function mintUserToken(
   extra: { api_client_id: number },
 ): Promise<{ token: string; claims: Claims }> {
   const now = Math.floor(Date.now() / 1000);
-  const claims: Claims = {
+  const claims = {
     sub: userId,
     role: "authenticated",
     aud: "authenticated",
     iat: now,
     exp: now + MINTED_TOKEN_SECONDS,
-    ...extra,
+    api_client_id: extra.api_client_id,
   };
-  const token = await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(
-    hsKey,
-  );
+  const token = await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .sign(hsKey);
   return { token, claims };
 }
 

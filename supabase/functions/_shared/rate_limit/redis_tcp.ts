@@ -18,7 +18,7 @@ export class RedisTcp {
   #conn: Deno.TcpConn | null = null;
   #connecting: Promise<Deno.TcpConn> | null = null;
   #pending: { resolve: (v: RespValue) => void; reject: (e: Error) => void }[] = [];
-  #buffer = new Uint8Array(0);
+  #buffer: Uint8Array = new Uint8Array(0);
   readonly #hostname: string;
   readonly #port: number;
   readonly #password: string | undefined;
@@ -38,7 +38,10 @@ export class RedisTcp {
     const reply = new Promise<RespValue>((resolve, reject) => {
       this.#pending.push({ resolve, reject });
     });
-    const timer = setTimeout(() => this.#fail(new Error("Redis command timed out")), this.timeoutMs);
+    const timer = setTimeout(
+      () => this.#fail(new Error("Redis command timed out")),
+      this.timeoutMs,
+    );
     try {
       await conn.write(encodeCommand(args));
       return await reply;

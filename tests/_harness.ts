@@ -1,0 +1,159 @@
+/**
+ * The test harness: one server per test process, started in-process on a fresh database (a new
+ * database on DATABASE_URL's server when set, else an in-memory embedded one), with REDIS_URL's
+ * Redis when set. Tests talk to it over real HTTP.
+ */
+import postgres from "postgres";
+import { type RunningServer, startServer } from "../scripts/server.ts";
+
+Deno.env.set("LOG_LEVEL", Deno.env.get("TEST_LOG_LEVEL") ?? "silent");
+// Tests pick their client address through X-Forwarded-For so per-IP budgets stay independent.
+Deno.env.set("TRUST_PROXY", "true");
+Deno.env.set("RATE_LIMIT_PREFIX", `test-${crypto.randomUUID()}`);
+
+async function freshDatabase(adminUrl: string): Promise<string> {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    const stale = await admin<{ datname: string }[]>`
+      select datname from pg_database where datname like 'rpgtest\\_%'`;
+    for (const { datname } of stale) {
+      await admin.unsafe(`drop database if exists "${datname}"`).catch(() => {});
+    }
+    const name = `rpgtest_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+    await admin.unsafe(`create database "${name}"`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    return url.href;
+  } finally {
+    await admin.end();
+  }
+}
+
+const sharedUrl = Deno.env.get("DATABASE_URL");
+if (sharedUrl) Deno.env.set("DATABASE_URL", await freshDatabase(sharedUrl));
+
+/** The running server. */
+export const server: RunningServer = await startServer({ port: 0, dataDir: null });
+
+/**
+ * The server's own pool, connected as the database owner: for arranging and checking rows
+ * directly. Sharing the pool keeps the embedded database's single session free of interleaving.
+ */
+export const adminSql: postgres.Sql = (await import("../supabase/functions/_shared/db.ts")).sql;
+
+/** Registers a test that shares the long-lived server (so resource sanitizers are off). */
+export function test(name: string, fn: (t: Deno.TestContext) => Promise<void> | void): void {
+  Deno.test({ name, fn, sanitizeOps: false, sanitizeResources: false });
+}
+
+/** A parsed response. */
+export interface CallResult<T = unknown> {
+  status: number;
+  headers: Headers;
+  // deno-lint-ignore no-explicit-any -- tests read arbitrary fields of JSend bodies
+  body: any;
+  /** The body typed, when the caller knows its shape. */
+  typed: T;
+}
+
+/** Options of a call. */
+export interface CallOptions {
+  /** Bearer token (API key, JWT or service secret). */
+  token?: string;
+  /** Client address as seen through the trusted proxy header (default: a fresh random one). */
+  ip?: string;
+  headers?: Record<string, string>;
+  /** Raw body instead of JSON.stringify(body). */
+  raw?: BodyInit;
+  method?: string;
+}
+
+/** A random client address, so each test has its own per-IP budget. */
+export function randomIp(): string {
+  const b = crypto.getRandomValues(new Uint8Array(3));
+  return `10.${b[0]}.${b[1]}.${b[2]}`;
+}
+
+/** POSTs to a function over HTTP and parses the JSON answer. */
+export async function call<T = unknown>(
+  fn: string,
+  body: unknown = {},
+  options: CallOptions = {},
+): Promise<CallResult<T>> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-forwarded-for": options.ip ?? randomIp(),
+    ...options.headers,
+  };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const res = await fetch(`${server.functionsUrl}/${fn}`, {
+    method: options.method ?? "POST",
+    headers,
+    body: options.raw ?? JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = { unparsed: text };
+  }
+  return { status: res.status, headers: res.headers, body: parsed, typed: parsed as T };
+}
+
+/** A local account for a test. */
+export interface TestUser {
+  user_id: string;
+  access_token: string;
+  email: string;
+}
+
+/** Creates a fresh local account (supporter tier and admin flag as given) with a 1-hour token. */
+export async function makeUser(
+  options: { tier?: number; admin?: boolean } = {},
+): Promise<TestUser> {
+  const { upsertDevUser } = await import("../scripts/dev_user.ts");
+  const email = `user-${crypto.randomUUID()}@example.test`;
+  const user = await upsertDevUser(adminSql, {
+    email,
+    tier: options.tier ?? 0,
+    admin: options.admin ?? false,
+  });
+  return { ...user, email };
+}
+
+/** A fresh access token for the same account (its own rate-limit bucket). */
+export async function freshToken(user: TestUser): Promise<string> {
+  const { signLocalAccessToken } = await import("../supabase/functions/_shared/auth/jwt.ts");
+  return await signLocalAccessToken(user.user_id, user.email);
+}
+
+/** Creates an API client for the user and returns its id and key. */
+export async function makeApiKey(user: TestUser): Promise<{ clientId: number; apiKey: string }> {
+  const res = await call("create-api-client", { name: "test client" }, {
+    token: user.access_token,
+  });
+  if (res.body?.status !== "success") {
+    throw new Error(`create-api-client failed: ${JSON.stringify(res.body)}`);
+  }
+  return { clientId: res.body.data.id, apiKey: res.body.data.api_key };
+}
+
+/** Asserts a JSend fail with the given HTTP status and returns its message. */
+export function failMessage(res: CallResult, status = 200): string {
+  if (res.status !== status || res.body?.status !== "fail") {
+    throw new Error(
+      `Expected HTTP ${status} fail, got HTTP ${res.status}: ${JSON.stringify(res.body)}`,
+    );
+  }
+  return String(res.body.data.message);
+}
+
+/** Asserts a JSend success (HTTP 200) and returns its data. */
+// deno-lint-ignore no-explicit-any -- tests read arbitrary fields of the data
+export function successData(res: CallResult): any {
+  if (res.status !== 200 || res.body?.status !== "success") {
+    throw new Error(`Expected success, got HTTP ${res.status}: ${JSON.stringify(res.body)}`);
+  }
+  return res.body.data;
+}
