@@ -1,6 +1,17 @@
-/** Routes outside the functions: the web app, the OpenAPI document and public files. */
-export function appRoutes(_req: Request): Promise<Response> {
-  return Promise.resolve(
-    Response.json({ status: "fail", data: { message: "Not found" } }, { status: 404 }),
-  );
+import { openapiRoute } from "./routes/openapi.ts";
+import { storageRoute } from "./routes/storage.ts";
+import { webRoute } from "./routes/web.ts";
+
+/** A route outside the functions: answers, or returns null to pass the request on. */
+export type AppRoute = (req: Request) => Promise<Response | null>;
+
+const routes: AppRoute[] = [openapiRoute, storageRoute, webRoute];
+
+/** Serves the web app, the OpenAPI document and public files next to the functions. */
+export async function appRoutes(req: Request): Promise<Response> {
+  for (const route of routes) {
+    const response = await route(req);
+    if (response) return response;
+  }
+  return Response.json({ status: "fail", data: { message: "Not found" } }, { status: 404 });
 }
