@@ -11,6 +11,7 @@ import { type BucketKind, consumeRateLimit, rateLimitHeaders, sha256Hex } from "
 import { parseJsonBody, readBodyCapped } from "./read_body.ts";
 import { validationFail } from "./validation.ts";
 import { corsHeaders } from "./cors.ts";
+import { clientAddress } from "./client_address.ts";
 
 /** The credentials an endpoint accepts. `none` admits callers without any. */
 export type AuthKind = "jwt" | "api_key" | "service" | "none";
@@ -114,7 +115,7 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
           Allow: "POST, OPTIONS",
         });
       }
-      const clientIp = clientAddress(req, info);
+      const clientIp = clientAddress(req, info, env.TRUST_PROXY);
       const bearer = spec.auth.length === 1 && spec.auth[0] === "none"
         ? { kind: "none" } as const
         : classifyBearer(req.headers.get("authorization"), serviceSecretFor(spec));
@@ -302,20 +303,6 @@ async function assertKnownUser(tx: Tx): Promise<void> {
   if (!row?.known) {
     throw new Fail("User not found: the account behind this token no longer exists", 401);
   }
-}
-
-/**
- * The client's address: the socket's peer, or the last hop a trusted proxy appended to
- * X-Forwarded-For (only when TRUST_PROXY says the deployment sits behind one).
- */
-function clientAddress(req: Request, info?: Deno.ServeHandlerInfo): string {
-  if (env.TRUST_PROXY) {
-    const forwarded = req.headers.get("x-forwarded-for")?.split(",").map((s) => s.trim())
-      .filter(Boolean).at(-1);
-    if (forwarded) return forwarded;
-  }
-  const addr = info?.remoteAddr;
-  return addr && "hostname" in addr ? addr.hostname : "unknown";
 }
 
 function errorResponse(

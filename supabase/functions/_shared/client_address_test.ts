@@ -1,0 +1,22 @@
+import { equal } from "node:assert/strict";
+import { clientAddress } from "./client_address.ts";
+
+const info = {
+  remoteAddr: { transport: "tcp", hostname: "192.0.2.7", port: 5000 },
+  completed: Promise.resolve(),
+} as Deno.ServeHandlerInfo;
+const forwarded = new Request("http://x/", {
+  headers: { "x-forwarded-for": "203.0.113.9, 198.51.100.4" },
+});
+
+Deno.test("clientAddress() ignores X-Forwarded-For unless a trusted proxy is configured", () => {
+  equal(clientAddress(forwarded, info, false), "192.0.2.7");
+});
+
+Deno.test("clientAddress() takes the hop the trusted proxy appended, not the caller's claim", () => {
+  equal(clientAddress(forwarded, info, true), "198.51.100.4");
+});
+
+Deno.test("clientAddress() falls back to the socket peer without a forwarded header", () => {
+  equal(clientAddress(new Request("http://x/"), info, true), "192.0.2.7");
+});
