@@ -9,7 +9,10 @@ export function validationFail(error: z.ZodError): Fail {
   }));
   const first = error.issues[0];
   const field = issues[0]?.field ?? "body";
-  const missing = first?.code === "invalid_type" && "input" in first && first.input === undefined;
+  // Any issue on an absent key means the field is missing (an enum reports invalid_value, not
+  // invalid_type); unrecognized_keys carries the whole object as its input.
+  const missing = first !== undefined && first.code !== "unrecognized_keys" && "input" in first &&
+    first.input === undefined;
   const message = missing
     ? `Missing required field: ${field}`
     : first?.code === "unrecognized_keys"

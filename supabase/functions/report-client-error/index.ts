@@ -1,0 +1,37 @@
+import { z } from "zod";
+import {
+  CLIENT_ERROR_LOG_LIMIT,
+  CLIENT_ERROR_MAX_BODY_BYTES,
+  ClientErrorReport,
+} from "@shared/diagnostics.ts";
+import { endpoint } from "../_shared/endpoint.ts";
+import { CappedLog } from "../_shared/intake/capped_log.ts";
+import { serve } from "../_shared/serve.ts";
+
+// One per process: the spec caps report logging per isolate, not per request.
+const reports = new CappedLog({
+  event: "client_error",
+  droppedEvent: "client_error_reports_dropped",
+  limit: CLIENT_ERROR_LOG_LIMIT,
+});
+
+serve(endpoint({
+  summary: "Accepts a tightly bounded client-failure report without authentication",
+  auth: ["none"],
+  // No database and no shared store on this path: the per-IP budget lives in this process.
+  database: false,
+  ingress: "in_process",
+  maxBodyBytes: CLIENT_ERROR_MAX_BODY_BYTES,
+  body: ClientErrorReport,
+  result: z.literal(true),
+  run: ({ body }) => {
+    // Reports over the log cap are still accepted: the client cannot act on our log volume.
+    reports.write({
+      code: body.code,
+      surface: body.surface,
+      release: body.release,
+      trace_id: body.trace_id,
+    });
+    return Promise.resolve(true as const);
+  },
+}));
