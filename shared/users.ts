@@ -1,0 +1,95 @@
+import { z } from "zod";
+import { Id, JsonObject, Timestamp, UserId } from "./common.ts";
+
+/** Supporter tier names as the payment provider calls them; the database stores levels 1 to 4. */
+export const SupporterTier = z.enum(["ADVOCATE", "WANDERER", "LEGEND", "GAME-MASTER"]).meta({
+  id: "SupporterTier",
+});
+export type SupporterTier = z.infer<typeof SupporterTier>;
+
+/** The tier name for a stored supporter level (0 means none). */
+export function supporterTierName(level: number): SupporterTier | null {
+  return SupporterTier.options[level - 1] ?? null;
+}
+
+/** One subscribed content source as the profile stores it. */
+export const ContentSourceSubscription = z.object({
+  source_id: Id,
+  source_name: z.string().trim().max(200),
+  added_at: z.string().max(40),
+}).meta({ id: "ContentSourceSubscription" });
+export type ContentSourceSubscription = z.infer<typeof ContentSourceSubscription>;
+
+/** The whole subscription list; each source at most once. */
+export const ContentSourceSubscriptions = z.array(ContentSourceSubscription).max(1000).refine(
+  (list) => new Set(list.map((s) => s.source_id)).size === list.length,
+  "each source_id may appear only once",
+);
+
+/** The payment-provider part of a profile: only the tier is kept by this service. */
+export const ProfilePatreon = z.object({ tier: SupporterTier.nullable() });
+
+/** A profile as anyone signed in may see it: no email, keys, payment data or private settings. */
+export const PublicProfile = z.object({
+  id: Id,
+  user_id: UserId,
+  created_at: Timestamp,
+  display_name: z.string(),
+  image_url: z.string().nullable(),
+  background_image_url: z.string().nullable(),
+  site_theme: JsonObject,
+  summary: z.string().nullable(),
+  is_admin: z.boolean(),
+  is_mod: z.boolean(),
+  is_developer: z.boolean(),
+  is_community_paragon: z.boolean(),
+  patreon: ProfilePatreon,
+}).meta({ id: "PublicProfile" });
+export type PublicProfile = z.infer<typeof PublicProfile>;
+
+/** The caller's own profile: the public one plus what only its owner sees. */
+export const OwnProfile = PublicProfile.extend({
+  organized_play_id: z.string().nullable(),
+  subscribed_content_sources: z.array(ContentSourceSubscription),
+  deactivated: z.boolean(),
+}).meta({ id: "OwnProfile" });
+export type OwnProfile = z.infer<typeof OwnProfile>;
+
+/** Body of get-user: nothing for the caller's own profile, or another user by UUID or profile id. */
+export const GetUserBody = z.object({
+  id: UserId.optional(),
+  _id: z.coerce.number().pipe(Id).optional(),
+});
+export type GetUserBody = z.infer<typeof GetUserBody>;
+
+const httpUrl = z.url({ protocol: /^https?$/ }).max(2000);
+const siteTheme = JsonObject.refine(
+  (theme) => JSON.stringify(theme).length <= 4000,
+  "site_theme is limited to 4000 characters of JSON",
+);
+
+/**
+ * Body of update-user: the editable fields, each optional (a partial update). Fields that are not
+ * editable (tier, role flags, ids, timestamps) are dropped here and also refused by the database's
+ * column grants.
+ */
+export const UpdateUserBody = z.object({
+  display_name: z.string().trim().max(100).optional(),
+  summary: z.string().max(5000).nullable().optional(),
+  image_url: httpUrl.nullable().optional(),
+  background_image_url: httpUrl.nullable().optional(),
+  organized_play_id: z.string().trim().max(100).nullable().optional(),
+  site_theme: siteTheme.optional(),
+  subscribed_content_sources: ContentSourceSubscriptions.optional(),
+  api: z.never(
+    "not a profile field: manage API clients with create-api-client and delete-api-client",
+  ).optional(),
+});
+export type UpdateUserBody = z.infer<typeof UpdateUserBody>;
+
+/** Body of delete-user: no parameters. */
+export const DeleteUserBody = z.object({});
+
+/** What delete-user answers: the deleted account's UUID. */
+export const DeletedUser = z.object({ userId: UserId }).meta({ id: "DeletedUser" });
+export type DeletedUser = z.infer<typeof DeletedUser>;

@@ -1,0 +1,23 @@
+import { ContentSourceStats, GetContentSourceStatsBody } from "@shared/freshness.ts";
+import { endpoint } from "../_shared/endpoint.ts";
+import { fail } from "../_shared/envelope.ts";
+import { serve } from "../_shared/serve.ts";
+
+serve(endpoint({
+  summary: "Returns a visible content source and how many users subscribe to it",
+  auth: ["jwt", "api_key"],
+  body: GetContentSourceStatsBody,
+  result: ContentSourceStats,
+  run: async ({ body, tx }) => {
+    // Every column the caller may read (the access key is not among them), under the read policy.
+    const [source] = await tx<Record<string, unknown>[]>`
+      select id, name, url, created_at, updated_at, external_id, description, operations, user_id,
+             contact_info, require_key, is_published, required_content_sources, "group",
+             artwork_url, meta_data
+      from public.content_source where id = ${body.content_source_id}`;
+    if (!source) throw fail("Content source not found");
+    const [counted] = await tx<{ count: number }[]>`
+      select private.content_source_subscriber_count(${body.content_source_id})::int as count`;
+    return { source, count: counted?.count ?? 0 };
+  },
+}));

@@ -1,0 +1,16 @@
+import { ContentVersion, GetContentVersionsBody } from "@shared/freshness.ts";
+import { z } from "zod";
+import { endpoint } from "../_shared/endpoint.ts";
+import { serve } from "../_shared/serve.ts";
+
+serve(endpoint({
+  summary: "Returns the change token (updated_at) of each visible content source among the ids",
+  auth: ["jwt", "api_key"],
+  body: GetContentVersionsBody,
+  result: z.array(ContentVersion),
+  run: async ({ body, tx }) =>
+    // Row-level policies leave out the sources the caller may not read.
+    await tx<z.input<typeof ContentVersion>[]>`
+      select id, updated_at from public.content_source
+      where id = any(${body.ids}::bigint[]) order by id`,
+}));

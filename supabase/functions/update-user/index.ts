@@ -1,0 +1,43 @@
+import { UpdateUserBody } from "@shared/users.ts";
+import type postgres from "postgres";
+import { z } from "zod";
+import { endpoint } from "../_shared/endpoint.ts";
+import { fail } from "../_shared/envelope.ts";
+import { serve } from "../_shared/serve.ts";
+
+/** The profile columns a user may write; the database's column grants allow exactly these. */
+const EDITABLE = [
+  "display_name",
+  "summary",
+  "image_url",
+  "background_image_url",
+  "organized_play_id",
+  "site_theme",
+  "subscribed_content_sources",
+] as const;
+
+serve(endpoint({
+  summary: "Updates the caller's editable profile fields; only the fields given change",
+  auth: ["jwt"],
+  body: UpdateUserBody,
+  result: z.literal(true),
+  run: async ({ body, tx }) => {
+    const changes: Record<string, unknown> = {};
+    for (const column of EDITABLE) {
+      const value = body[column];
+      if (value === undefined) continue;
+      // JSON columns go as JSON (postgres.js would send a plain array as a Postgres array); zod
+      // has already checked these values are plain JSON.
+      changes[column] = typeof value === "object" && value !== null
+        ? tx.json(value as postgres.JSONValue)
+        : value;
+    }
+    const columns = Object.keys(changes);
+    const updated = columns.length === 0
+      ? await tx`select 1 from public.public_user where user_id = (select auth.uid())`
+      : await tx`update public.public_user set ${tx(changes as Record<string, string>, columns)}
+                 where user_id = (select auth.uid()) returning 1`;
+    if (updated.length === 0) throw fail("User not found");
+    return true as const;
+  },
+}));

@@ -1,0 +1,235 @@
+import { deepStrictEqual, equal, match, ok } from "node:assert/strict";
+import {
+  adminSql,
+  call,
+  failMessage,
+  makeApiKey,
+  makeUser,
+  successData,
+  test,
+} from "./_harness.ts";
+
+const PUBLIC_KEYS = [
+  "background_image_url",
+  "created_at",
+  "display_name",
+  "id",
+  "image_url",
+  "is_admin",
+  "is_community_paragon",
+  "is_developer",
+  "is_mod",
+  "patreon",
+  "site_theme",
+  "summary",
+  "user_id",
+];
+
+test("get-user {} returns the caller's own full profile", async () => {
+  const user = await makeUser({ tier: 2 });
+  const profile = successData(await call("get-user", {}, { token: user.access_token }));
+  equal(profile.user_id, user.user_id);
+  equal(typeof profile.id, "number");
+  deepStrictEqual(profile.patreon, { tier: "WANDERER" });
+  deepStrictEqual(profile.subscribed_content_sources, []);
+  equal(profile.organized_play_id, null);
+  equal(profile.deactivated, false);
+  equal(profile.is_admin, false);
+});
+
+test("get-user {id} and {_id} return another user's public profile and nothing private", async () => {
+  const viewer = await makeUser();
+  const other = await makeUser({ tier: 4 });
+  await adminSql`update public.public_user set organized_play_id = 'op-123',
+    subscribed_content_sources = '[{"source_id": 7, "source_name": "Book", "added_at": "x"}]'
+    where user_id = ${other.user_id}`;
+  const byUuid = successData(
+    await call("get-user", { id: other.user_id }, { token: viewer.access_token }),
+  );
+  deepStrictEqual(Object.keys(byUuid).sort(), PUBLIC_KEYS);
+  equal(byUuid.user_id, other.user_id);
+  deepStrictEqual(byUuid.patreon, { tier: "GAME-MASTER" });
+  const text = JSON.stringify(byUuid);
+  ok(!text.includes("op-123") && !text.includes(other.email), "no private fields or email");
+  const byProfileId = successData(
+    await call("get-user", { _id: byUuid.id }, { token: viewer.access_token }),
+  );
+  deepStrictEqual(byProfileId, byUuid);
+});
+
+test("get-user refuses an unknown or deactivated user with User not found", async () => {
+  const viewer = await makeUser();
+  const other = await makeUser();
+  await adminSql`update public.public_user set deactivated = true where user_id = ${other.user_id}`;
+  for (const body of [{ id: crypto.randomUUID() }, { _id: 2 ** 40 }, { id: other.user_id }]) {
+    equal(
+      failMessage(await call("get-user", body, { token: viewer.access_token })),
+      "User not found",
+    );
+  }
+  match(
+    failMessage(await call("get-user", { id: "not-a-uuid" }, { token: viewer.access_token })),
+    /^Invalid value for id/,
+  );
+});
+
+test("account tools refuse API keys: they are JWT only", async () => {
+  const user = await makeUser();
+  const { apiKey } = await makeApiKey(user);
+  for (const fn of ["get-user", "update-user", "delete-user"]) {
+    match(failMessage(await call(fn, {}, { token: apiKey }), 401), /API keys cannot call/);
+  }
+  equal((await call("get-user", {})).status, 401);
+});
+
+test("update-user changes only the fields given", async () => {
+  const user = await makeUser();
+  const token = user.access_token;
+  const subscriptions = [
+    { source_id: 3, source_name: "Homebrew", added_at: "2026-01-01T00:00:00Z" },
+  ];
+  equal(
+    successData(
+      await call("update-user", {
+        display_name: " Aria ",
+        summary: "Plays bards",
+        site_theme: { color: "#ff0000" },
+        subscribed_content_sources: subscriptions,
+      }, { token }),
+    ),
+    true,
+  );
+  equal(
+    successData(await call("update-user", { image_url: "https://x.test/a.png" }, { token })),
+    true,
+  );
+  const profile = successData(await call("get-user", {}, { token }));
+  equal(profile.display_name, "Aria");
+  equal(profile.summary, "Plays bards");
+  equal(profile.image_url, "https://x.test/a.png");
+  deepStrictEqual(profile.site_theme, { color: "#ff0000" });
+  deepStrictEqual(profile.subscribed_content_sources, subscriptions);
+  equal(successData(await call("update-user", { summary: null }, { token })), true);
+  equal(successData(await call("get-user", {}, { token })).summary, null);
+  equal(successData(await call("update-user", {}, { token })), true);
+});
+
+test("update-user can never raise the tier, set role flags or change ids, whatever the body says", async () => {
+  const user = await makeUser();
+  const [before] = await adminSql`select id, created_at from public.public_user
+    where user_id = ${user.user_id}`;
+  const res = await call("update-user", {
+    display_name: "Still me",
+    supporter_tier: 4,
+    patreon: { tier: "GAME-MASTER" },
+    is_admin: true,
+    is_mod: true,
+    is_developer: true,
+    is_community_paragon: true,
+    deactivated: true,
+    id: 1,
+    user_id: crypto.randomUUID(),
+    created_at: "2000-01-01T00:00:00Z",
+  }, { token: user.access_token });
+  equal(successData(res), true);
+  const [row] = await adminSql`select id, created_at, display_name, supporter_tier, is_admin,
+    is_mod, is_developer, is_community_paragon, deactivated
+    from public.public_user where user_id = ${user.user_id}`;
+  deepStrictEqual({ ...row }, {
+    id: before?.id,
+    created_at: before?.created_at,
+    display_name: "Still me",
+    supporter_tier: 0,
+    is_admin: false,
+    is_mod: false,
+    is_developer: false,
+    is_community_paragon: false,
+    deactivated: false,
+  });
+  // The database itself refuses these columns to the user, not only the endpoint.
+  const claims = JSON.stringify({ sub: user.user_id, role: "authenticated" });
+  for (const column of ["is_mod = true", "deactivated = true", "created_at = now()"]) {
+    const refused = await adminSql.begin(async (tx) => {
+      await tx`select set_config('role', 'authenticated', true),
+                      set_config('request.jwt.claims', ${claims}, true)`;
+      await tx.unsafe(`update public.public_user set ${column}`);
+    }).then(() => null, (e) => e.code);
+    equal(refused, "42501", `${column} is refused`);
+  }
+});
+
+test("update-user refuses invalid values with a fail naming the field", async () => {
+  const user = await makeUser();
+  const token = user.access_token;
+  const cases: [unknown, RegExp][] = [
+    [{ image_url: "javascript:alert(1)" }, /^Invalid value for image_url/],
+    [{ display_name: "x".repeat(101) }, /^Invalid value for display_name/],
+    [{ display_name: null }, /^Invalid value for display_name/],
+    [{ site_theme: [] }, /^Invalid value for site_theme/],
+    [{ subscribed_content_sources: [{ source_id: "7" }] }, /subscribed_content_sources/],
+    [
+      {
+        subscribed_content_sources: [
+          { source_id: 1, source_name: "A", added_at: "x" },
+          { source_id: 1, source_name: "A", added_at: "y" },
+        ],
+      },
+      /each source_id may appear only once/,
+    ],
+    [{ api: { clients: [] } }, /^Invalid value for api: not a profile field/],
+  ];
+  for (const [body, expected] of cases) {
+    match(failMessage(await call("update-user", body, { token })), expected);
+  }
+  // The database also holds the subscription shape the subscriber count relies on.
+  for (const bad of ['[{"source_id": "7"}]', '[{"name": "x"}]', '[[{"source_id": 7}]]', "[7]"]) {
+    const refused = await adminSql`update public.public_user
+      set subscribed_content_sources = ${bad}::jsonb where user_id = ${user.user_id}`
+      .then(() => null, (e) => e.code);
+    equal(refused, "23514", `${bad} is refused`);
+  }
+});
+
+test("delete-user is refused while the user owns content sources, and nothing is deleted", async () => {
+  const user = await makeUser({ tier: 2 });
+  await adminSql`insert into public.content_source (name, user_id) values ('Mine', ${user.user_id})`;
+  equal(
+    failMessage(await call("delete-user", {}, { token: user.access_token })),
+    "Delete or transfer your content sources first",
+  );
+  const [row] = await adminSql`select count(*)::int as n from public.public_user
+    where user_id = ${user.user_id}`;
+  equal(row?.n, 1);
+});
+
+test("delete-user removes the account and what it owns, and nothing of another user's", async () => {
+  const user = await makeUser({ tier: 1 });
+  const bystander = await makeUser({ tier: 1 });
+  const { apiKey } = await makeApiKey(user);
+  const kept = await makeApiKey(bystander);
+  const deleted = successData(await call("delete-user", {}, { token: user.access_token }));
+  deepStrictEqual(deleted, { userId: user.user_id });
+
+  const [gone] = await adminSql`select
+    (select count(*) from auth.users where id = ${user.user_id})::int as identities,
+    (select count(*) from public.public_user where user_id = ${user.user_id})::int as profiles,
+    (select count(*) from public.api_client where user_id = ${user.user_id})::int as clients,
+    (select count(*) from private.api_key where user_id = ${user.user_id})::int as keys`;
+  deepStrictEqual({ ...gone }, { identities: 0, profiles: 0, clients: 0, keys: 0 });
+
+  match(
+    failMessage(await call("get-user", {}, { token: user.access_token }), 401),
+    /User not found/,
+  );
+  equal(
+    failMessage(await call("get-content-versions", { ids: [1] }, { token: apiKey }), 401),
+    "Invalid API Key",
+  );
+
+  equal(
+    successData(await call("get-user", {}, { token: bystander.access_token })).user_id,
+    bystander.user_id,
+  );
+  const listed = successData(await call("find-api-client", {}, { token: bystander.access_token }));
+  deepStrictEqual(listed.map((c: { id: number }) => c.id), [kept.clientId]);
+});
