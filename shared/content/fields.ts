@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { Id, IdFilter, JsonObject, Timestamp } from "../common.ts";
+
+// Building blocks of the content schemas. Each content type lists its own fields once; the
+// resource (what comes back) and the save body (what create-<type> takes) are both derived from
+// that one list by contentSchemas().
+
+/** Free text of a top-level field: trimmed on write. */
+export const Text = z.string().trim().max(100_000);
+
+/** Short text (urls, versions, bulk, speakers and the like): trimmed on write. */
+export const ShortText = z.string().trim().max(2_000);
+
+/** A content name: trimmed, typographic apostrophes made plain, 1 to 200 characters. */
+export const Name = z.string().trim().min(1).max(200).overwrite((s) => s.replaceAll("’", "'"));
+
+/** A 32-bit integer column. */
+export const Int = z.int32();
+
+/** A list of row ids, such as `traits`. */
+export const IdList = z.array(Id).max(1_000);
+
+/** A list of short strings, such as `traditions` or `prerequisites`. */
+export const StringList = z.array(z.string().max(500)).max(200);
+
+/** `operations`: an array of objects whose inner shape is the client's business. */
+export const Operations = z.array(JsonObject).max(5_000);
+
+/** Where a record is printed. */
+export const SourceRef = z.looseObject({
+  book: z.string().optional(),
+  page: z.string().optional(),
+  url: z.string().optional(),
+}).meta({ id: "SourceRef" });
+
+/** `meta_data` of most content: `source` plus anything else the client stores. */
+export const MetaData = z.looseObject({ source: SourceRef.optional() }).meta({ id: "MetaData" });
+
+// Keys a caller may send back unchanged from a fetched record; the server never writes them.
+const serverManaged = {
+  created_at: z.unknown().optional(),
+  updated_at: z.unknown().optional(),
+  user_id: z.unknown().optional(),
+};
+
+/**
+ * Derives a content type's schemas from its field list: the stored resource (id and timestamps
+ * added) and the create-or-update body (every field optional, `id` optional, server-managed keys
+ * accepted and ignored, unknown keys refused).
+ */
+export function contentSchemas<const N extends string, const F extends z.ZodRawShape>(
+  name: N,
+  fields: F,
+) {
+  const Resource = z.object({ id: Id, ...fields, created_at: Timestamp, updated_at: Timestamp })
+    .meta({ id: name });
+  const Save = z.strictObject(fields).partial().extend({ id: Id.optional(), ...serverManaged })
+    .meta({ id: `Save${name}` });
+  const Result = z.union([Resource, z.array(Resource)]).nullable();
+  return { Resource, Save, Result };
+}
+
+/** Filters every find endpoint takes: `id`, `name` (exact, any case), `content_sources`. */
+export const findBase = {
+  id: IdFilter.optional(),
+  name: z.string().trim().min(1).max(200).overwrite((s) => s.replaceAll("’", "'")).optional(),
+  content_sources: z.array(Id).max(1_000).optional(),
+};
+
+/** The `traits` filter: rows carrying every listed trait id. */
+export const traitsFilter = { traits: IdList.optional() };

@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { Id } from "../common.ts";
+import { Availability, ItemGroup, ItemSize, Rarity } from "../enums.ts";
+import {
+  contentSchemas,
+  findBase,
+  IdList,
+  Int,
+  MetaData,
+  Name,
+  Operations,
+  ShortText,
+  Text,
+} from "./fields.ts";
+
+/** An item's price in coins. */
+export const Price = z.looseObject({
+  cp: Int.optional(),
+  sp: Int.optional(),
+  gp: Int.optional(),
+  pp: Int.optional(),
+}).meta({ id: "Price" });
+
+/** An item. */
+export const { Resource: Item, Save: SaveItemBody, Result: FindItemResult } = contentSchemas(
+  "Item",
+  {
+    name: Name,
+    level: Int,
+    rarity: Rarity,
+    description: Text,
+    group: ItemGroup,
+    size: ItemSize,
+    content_source_id: Id,
+    version: ShortText.nullable(),
+    price: Price.nullable(),
+    bulk: ShortText.nullable(),
+    availability: Availability,
+    traits: IdList,
+    hands: ShortText.nullable(),
+    craft_requirements: Text.nullable(),
+    usage: ShortText.nullable(),
+    meta_data: MetaData.extend({
+      display_traits: z.array(z.string()).optional(),
+      inventory_label: z.string().optional(),
+      spellheart_casting: z.looseObject({ attack: Int.optional(), dc: Int.optional() }).optional(),
+    }),
+    operations: Operations.nullable(),
+  },
+);
+export type Item = z.infer<typeof Item>;
+
+/** Body of find-item (no `traits` filter, as the reference has it). */
+export const FindItemBody = z.strictObject(findBase);

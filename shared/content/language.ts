@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { Id } from "../common.ts";
+import { Availability, Rarity } from "../enums.ts";
+import { contentSchemas, findBase, MetaData, Name, ShortText, Text } from "./fields.ts";
+
+/** A language. */
+export const { Resource: Language, Save: SaveLanguageBody, Result: FindLanguageResult } =
+  contentSchemas("Language", {
+    content_source_id: Id,
+    name: Name,
+    description: Text,
+    speakers: ShortText.nullable(),
+    script: ShortText.nullable(),
+    rarity: Rarity,
+    availability: Availability,
+    meta_data: MetaData,
+  });
+export type Language = z.infer<typeof Language>;
+
+/** Body of find-language. */
+export const FindLanguageBody = z.strictObject(findBase);

@@ -1,0 +1,80 @@
+import type { z } from "zod";
+import type { Tx } from "../db.ts";
+import { fail } from "../envelope.ts";
+import { findContent, ident } from "./find_content.ts";
+import type { ContentTable } from "./tables.ts";
+
+// Never written from a body: ids and timestamps belong to the database, the owner to a trigger.
+const SERVER_MANAGED = new Set(["id", "created_at", "updated_at", "user_id"]);
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * The one create-or-update behind every create-<type>. Without `id` (or with `newId`) it inserts;
+ * with `id` it writes only the keys present (null clears) to a row the caller can see and write,
+ * failing `<Type> not found` or `You do not have access to this <type>` otherwise. Returns the row
+ * as stored. Row-level policies and column grants still decide; these checks only name the refusal.
+ */
+export async function saveContent<S extends z.ZodObject>(
+  tx: Tx,
+  table: ContentTable<S>,
+  body: Record<string, unknown>,
+  newId?: number,
+): Promise<z.input<S>> {
+  const id = body.id;
+  const isInsert = id === undefined || id === newId;
+  const values: Record<string, unknown> = {};
+  for (const column of Object.keys(table.resource.shape)) {
+    if (SERVER_MANAGED.has(column) || body[column] === undefined) continue;
+    if (!isInsert && column === table.sourceColumn) continue; // content never changes source
+    values[column] = body[column];
+  }
+  const columns = Object.keys(values).map(ident);
+  const record = `jsonb_populate_record(null::public.${ident(table.table)}, $1::jsonb) r`;
+  const target = `public.${ident(table.table)}`;
+
+  let savedId: number;
+  if (isInsert) {
+    if (table.sourceColumn === "content_source_id") {
+      await assertWritableSource(tx, values.content_source_id);
+    }
+    const rows = columns.length === 0
+      ? await tx.unsafe(`insert into ${target} default values returning id`)
+      : await tx.unsafe(
+        `insert into ${target} (${columns.join(", ")})
+         select ${columns.map((c) => `r.${c}`).join(", ")} from ${record} returning id`,
+        [values as never],
+      );
+    savedId = Number(rows[0]?.id);
+  } else {
+    savedId = Number(id);
+    const [row] = await tx.unsafe(
+      `select private.can_write_source(t.${ident(table.sourceColumn)}) as writable
+       from ${target} t where t.id = $1::bigint`,
+      [savedId],
+    );
+    if (!row) throw fail(`${capitalized(table.label)} not found`);
+    if (row.writable !== true) throw fail(`You do not have access to this ${table.label}`);
+    if (columns.length > 0) {
+      await tx.unsafe(
+        `update ${target} t set ${columns.map((c) => `${c} = r.${c}`).join(", ")}
+         from ${record} where t.id = $2::bigint`,
+        [values as never, savedId],
+      );
+    }
+  }
+  const [saved] = await findContent(tx, table, { id: savedId });
+  if (!saved) throw new Error(`Saved ${table.label} ${savedId} could not be read back`);
+  return saved;
+}
+
+async function assertWritableSource(tx: Tx, sourceId: unknown): Promise<void> {
+  if (sourceId === undefined) throw fail("Missing required field: content_source_id");
+  const [row] = await tx`
+    select private.can_read_source(${Number(sourceId)}) as readable,
+           private.can_write_source(${Number(sourceId)}) as writable`;
+  if (row?.readable !== true) throw fail("Content source not found");
+  if (row.writable !== true) throw fail("You do not have access to this content source");
+}
