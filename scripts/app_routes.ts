@@ -1,3 +1,4 @@
+import { localAuthRoute } from "./routes/local_auth.ts";
 import { openapiRoute } from "./routes/openapi.ts";
 import { storageRoute } from "./routes/storage.ts";
 import { webRoute } from "./routes/web.ts";
@@ -5,7 +6,7 @@ import { webRoute } from "./routes/web.ts";
 /** A route outside the functions: answers, or returns null to pass the request on. */
 export type AppRoute = (req: Request) => Promise<Response | null>;
 
-const routes: AppRoute[] = [openapiRoute, storageRoute, webRoute];
+const routes: AppRoute[] = [openapiRoute, storageRoute, localAuthRoute, webRoute];
 
 /** Serves the web app, the OpenAPI document and public files next to the functions. */
 export async function appRoutes(req: Request): Promise<Response> {

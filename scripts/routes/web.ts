@@ -1,4 +1,151 @@
-/** Placeholder until this route is built: passes every request on. */
-export function webRoute(_req: Request): Promise<Response | null> {
-  return Promise.resolve(null);
+/**
+ * Serves the web app (the static files under `web/`) at the app origin, its configuration at
+ * `/app-config.json`, and the browser build of supabase-js from the installed npm package.
+ */
+import denoConfig from "../../deno.json" with { type: "json" };
+import { localAnonKey } from "./local_auth.ts";
+
+const webRoot = new URL("../../web/", import.meta.url);
+const projectRoot = new URL("../../", import.meta.url);
+
+/** Where the pages find supabase-js: the package's self-contained browser (UMD) build. */
+export const SUPABASE_BROWSER_PATH = "/assets/vendor/supabase.js";
+
+const contentTypes: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  json: "application/json; charset=utf-8",
+  svg: "image/svg+xml",
+  png: "image/png",
+  ico: "image/x-icon",
+  txt: "text/plain; charset=utf-8",
+};
+
+/** What the pages read at start: which Supabase project to sign in with and call. */
+export interface AppConfig {
+  supabaseUrl: string;
+  supabaseAnonKey: string;
+  /** True on the local server, whose sign-in creates local accounts (see `local_auth.ts`). */
+  localAccounts: boolean;
+}
+
+/** Answers GET and HEAD for the app's pages and assets; passes everything else on. */
+export async function webRoute(req: Request): Promise<Response | null> {
+  if (req.method !== "GET" && req.method !== "HEAD") return null;
+  const url = new URL(req.url);
+  if (url.pathname === "/app-config.json") {
+    return respond(req, JSON.stringify(await appConfig(url)), "json", 200);
+  }
+  if (url.pathname === SUPABASE_BROWSER_PATH) {
+    const bytes = await readSupabaseBrowserBuild();
+    return bytes ? respond(req, bytes, "js", 200) : null;
+  }
+  const file = await resolvePage(url.pathname);
+  if (file) return respond(req, await Deno.readFile(file.url), file.ext, 200);
+  if (wantsHtml(req)) {
+    return respond(req, await Deno.readFile(new URL("404.html", webRoot)), "html", 404);
+  }
+  return null;
+}
+
+/**
+ * The configuration the pages start from. `WEB_SUPABASE_URL` and `WEB_SUPABASE_ANON_KEY` point
+ * them at a hosted project (its Auth and its functions); without them they use this local server
+ * and its local sign-in.
+ */
+export async function appConfig(requestUrl: URL): Promise<AppConfig> {
+  const hostedUrl = Deno.env.get("WEB_SUPABASE_URL");
+  const hostedKey = Deno.env.get("WEB_SUPABASE_ANON_KEY");
+  if (hostedUrl && hostedKey) {
+    return { supabaseUrl: hostedUrl, supabaseAnonKey: hostedKey, localAccounts: false };
+  }
+  return {
+    supabaseUrl: Deno.env.get("APP_URL") ?? requestUrl.origin,
+    supabaseAnonKey: await localAnonKey(),
+    localAccounts: true,
+  };
+}
+
+/** Maps a URL path to a file under `web/`: `/a/b` and `/a/b/` serve `a/b/index.html`. */
+async function resolvePage(pathname: string): Promise<{ url: URL; ext: string } | null> {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return null;
+  }
+  const segments = decoded.split("/").filter(Boolean);
+  // Hidden files, parent references and odd characters never reach the file system.
+  if (segments.some((s) => s.startsWith(".") || !/^[A-Za-z0-9._-]+$/.test(s))) return null;
+  const relative = segments.join("/");
+  const candidates = /\.[a-z0-9]+$/.test(relative)
+    ? [relative]
+    : [relative ? `${relative}/index.html` : "index.html"];
+  for (const candidate of candidates) {
+    const url = new URL(candidate, webRoot);
+    try {
+      if ((await Deno.stat(url)).isFile) {
+        const ext = candidate.split(".").at(-1) ?? "";
+        if (ext in contentTypes) return { url, ext };
+      }
+    } catch {
+      // not there: try the next candidate
+    }
+  }
+  return null;
+}
+
+let supabaseBuild: Promise<Uint8Array<ArrayBuffer> | null> | undefined;
+
+/** Reads the UMD build of the pinned supabase-js from node_modules or Deno's npm cache, once. */
+function readSupabaseBrowserBuild(): Promise<Uint8Array<ArrayBuffer> | null> {
+  supabaseBuild ??= (async () => {
+    const spec = denoConfig.imports["@supabase/supabase-js"];
+    const version = spec.slice(spec.lastIndexOf("@") + 1);
+    const inPackage = "dist/umd/supabase.js";
+    const denoDir = Deno.env.get("DENO_DIR") ??
+      `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? ""}/.cache`}/deno`;
+    const candidates = [
+      new URL(`node_modules/@supabase/supabase-js/${inPackage}`, projectRoot),
+      new URL(
+        `node_modules/.deno/@supabase+supabase-js@${version}/node_modules/@supabase/supabase-js/${inPackage}`,
+        projectRoot,
+      ),
+      `${denoDir}/npm/registry.npmjs.org/@supabase/supabase-js/${version}/${inPackage}`,
+    ];
+    for (const candidate of candidates) {
+      try {
+        return await Deno.readFile(candidate);
+      } catch {
+        // not installed there: try the next place
+      }
+    }
+    console.error(
+      `The browser build of @supabase/supabase-js ${version} was not found: run deno install`,
+    );
+    return null;
+  })();
+  return supabaseBuild;
+}
+
+function wantsHtml(req: Request): boolean {
+  return (req.headers.get("accept") ?? "").includes("text/html");
+}
+
+function respond(req: Request, body: BodyInit, ext: string, status: number): Response {
+  const headers: Record<string, string> = {
+    "Content-Type": contentTypes[ext] ?? "application/octet-stream",
+    "Cache-Control": "no-cache",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+  };
+  if (ext === "html") {
+    // The consent screen must never be framed by another site (clickjacking).
+    headers["X-Frame-Options"] = "DENY";
+    headers["Content-Security-Policy"] =
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+      "connect-src 'self' https:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+  }
+  return new Response(req.method === "HEAD" ? null : body, { status, headers });
 }
