@@ -1,0 +1,58 @@
+import type postgres from "postgres";
+import { loadEnvFile } from "../../scripts/env_file.ts";
+import { upsertDevUser } from "../../scripts/dev_user.ts";
+
+// The JWT module validates the environment when it loads: fill it from .env first, as the server
+// subprocess does, so both sign and verify with the same secret.
+await loadEnvFile();
+const { signLocalAccessToken } = await import("../../supabase/functions/_shared/auth/jwt.ts");
+
+/** An account made directly in a server's database, with a one-hour access token. */
+export interface Account {
+  user_id: string;
+  email: string;
+  token: string;
+}
+
+/** Creates an account with the given supporter tier on the database behind `sql`. */
+export async function createAccount(sql: postgres.Sql, tier = 0): Promise<Account> {
+  const email = `fault-${crypto.randomUUID()}@example.test`;
+  const user = await upsertDevUser(sql, { email, tier, admin: false });
+  return { user_id: user.user_id, email, token: user.access_token };
+}
+
+/** Another access token for the same account: a separate rate-limit bucket. */
+export async function tokenFor(account: Account): Promise<string> {
+  return await signLocalAccessToken(account.user_id, account.email);
+}
+
+/**
+ * Creates `count` API clients for an account in one statement and returns their keys. Keys are
+ * stored hashed, as create-api-client stores them; this skips only the HTTP round trips.
+ */
+export async function createApiKeys(
+  sql: postgres.Sql,
+  userId: string,
+  count: number,
+): Promise<string[]> {
+  const keys = Array.from({ length: count }, () => crypto.randomUUID());
+  const hashes = await Promise.all(keys.map(sha256Hex));
+  // Each client is named after its key's position, which pairs it with its hash.
+  await sql`
+    with input as (
+      select hash, n from unnest(${hashes}::text[]) with ordinality as t(hash, n)
+    ), made as (
+      insert into public.api_client (user_id, name)
+      select ${userId}::uuid, 'load client ' || n from input
+      returning id, name
+    )
+    insert into private.api_key (key_hash, user_id, client_id)
+    select input.hash, ${userId}::uuid, made.id
+    from made join input on made.name = 'load client ' || input.n`;
+  return keys;
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,58 @@
+/** A response as the fault tests and the benchmark read it. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  // deno-lint-ignore no-explicit-any -- tests read arbitrary fields of JSend bodies
+  body: any;
+  /** Wall time of the call in milliseconds. */
+  ms: number;
+}
+
+/** Options of a `post`. */
+export interface PostOptions {
+  token?: string;
+  /** Client address sent as X-Forwarded-For (the subprocess trusts it). */
+  ip?: string;
+  /** Abort after this long (default 30 s). */
+  timeoutMs?: number;
+  /** A raw body instead of JSON. */
+  raw?: BodyInit;
+}
+
+/** POSTs JSON to `<functionsUrl>/<fn>` and parses the JSON answer. */
+export async function post(
+  functionsUrl: string,
+  fn: string,
+  body: unknown = {},
+  options: PostOptions = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.ip) headers["x-forwarded-for"] = options.ip;
+  const started = performance.now();
+  const res = await fetch(`${functionsUrl}/${fn}`, {
+    method: "POST",
+    headers,
+    body: options.raw ?? JSON.stringify(body),
+    signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+  });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = { unparsed: text };
+  }
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: parsed,
+    ms: performance.now() - started,
+  };
+}
+
+/** A random private client address, so each caller has its own per-IP budget. */
+export function randomIp(): string {
+  const b = crypto.getRandomValues(new Uint8Array(3));
+  return `10.${b[0]}.${b[1]}.${b[2]}`;
+}

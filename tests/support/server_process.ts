@@ -1,0 +1,161 @@
+import { waitFor } from "./free_port.ts";
+
+const root = new URL("../../", import.meta.url);
+const MAX_OUTPUT = 4 * 1024 * 1024;
+
+/** Environment variables a test may set for the server subprocess; unset ones are removed. */
+export interface ServerEnv {
+  /** A real Postgres; omitted: the embedded database in `DATA_DIR`. */
+  DATABASE_URL?: string;
+  /** Embedded data folder (required without DATABASE_URL). */
+  DATA_DIR?: string;
+  REDIS_URL?: string;
+  DATABASE_POOL_SIZE?: string;
+  RATE_LIMIT_PREFIX?: string;
+  LOG_LEVEL?: "info" | "silent";
+}
+
+/** Variables that would change what the subprocess connects to if inherited from this process. */
+const CONTROLLED = [
+  "DATABASE_URL",
+  "DATA_DIR",
+  "REDIS_URL",
+  "UPSTASH_REDIS_REST_URL",
+  "UPSTASH_REDIS_REST_TOKEN",
+  "DATABASE_POOL_SIZE",
+  "RATE_LIMIT_PREFIX",
+  "LOG_LEVEL",
+  "PORT",
+  "APP_URL",
+  "TRUST_PROXY",
+];
+
+/**
+ * `deno run -A scripts/start.ts` as a subprocess on a free port, for tests that must kill or
+ * signal the server, or cut its dependencies. Its output is collected for log assertions.
+ */
+export class ServerProcess {
+  readonly #child: Deno.ChildProcess;
+  #output = "";
+  #functionsUrl = "";
+  /** Resolves with the exit status once the process has ended. */
+  readonly status: Promise<Deno.CommandStatus>;
+
+  private constructor(child: Deno.ChildProcess) {
+    this.#child = child;
+    this.status = child.status;
+    this.#collect(child.stdout);
+    this.#collect(child.stderr);
+  }
+
+  /** Starts the server and waits for its ready line (migrations included). */
+  static async start(env: ServerEnv, timeoutMs = 120_000): Promise<ServerProcess> {
+    const inherited = Deno.env.toObject();
+    for (const name of CONTROLLED) delete inherited[name];
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--no-check", "scripts/start.ts"],
+      cwd: root.pathname,
+      clearEnv: true,
+      env: {
+        ...inherited,
+        PORT: "0",
+        // Tests pick client addresses through X-Forwarded-For, so per-IP budgets stay separate.
+        TRUST_PROXY: "true",
+        LOG_LEVEL: "info",
+        RATE_LIMIT_PREFIX: `fault-${crypto.randomUUID()}`,
+        ...env,
+      },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const server = new ServerProcess(child);
+    let exited = false;
+    server.status.then(() => (exited = true));
+    try {
+      await waitFor("the server's ready line", () => {
+        if (exited) throw new Error(`The server exited before it was ready:\n${server.output}`);
+        const match = /^Ready: (http:\/\/\S+\/functions\/v1)\//m.exec(server.#output);
+        if (match?.[1]) server.#functionsUrl = match[1];
+        return server.#functionsUrl !== "";
+      }, timeoutMs);
+    } catch (e) {
+      server.kill("SIGKILL");
+      await server.status;
+      throw e;
+    }
+    return server;
+  }
+
+  /** Base URL of the functions, `http://127.0.0.1:<port>/functions/v1`. */
+  get functionsUrl(): string {
+    return this.#functionsUrl;
+  }
+
+  /** The process id (the Deno process itself, so its memory figures are the server's). */
+  get pid(): number {
+    return this.#child.pid;
+  }
+
+  /** Everything the server printed so far, stdout and stderr interleaved by arrival. */
+  get output(): string {
+    return this.#output;
+  }
+
+  /** The JSON log lines printed so far, parsed. */
+  logLines(): Record<string, unknown>[] {
+    const lines: Record<string, unknown>[] = [];
+    for (const line of this.#output.split("\n")) {
+      if (!line.startsWith("{")) continue;
+      try {
+        lines.push(JSON.parse(line));
+      } catch {
+        // a partial line still being written
+      }
+    }
+    return lines;
+  }
+
+  /** Sends a signal (ignored when the process has already ended). */
+  kill(signal: Deno.Signal): void {
+    try {
+      this.#child.kill(signal);
+    } catch {
+      // already exited
+    }
+  }
+
+  /** Kills the process if it still runs and waits for it. */
+  async stop(): Promise<void> {
+    this.kill("SIGKILL");
+    await this.status;
+  }
+
+  /** Resident and peak resident memory of the process in KiB, read from /proc. */
+  async memory(): Promise<{ rssKb: number; peakRssKb: number }> {
+    const text = await Deno.readTextFile(`/proc/${this.pid}/status`);
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(text)?.[1]);
+    return { rssKb: field("VmRSS"), peakRssKb: field("VmHWM") };
+  }
+
+  async #collect(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    let pending = "";
+    try {
+      for await (const chunk of stream) {
+        // Whole lines only, so stdout and stderr never interleave inside a line.
+        pending += decoder.decode(chunk, { stream: true });
+        const cut = pending.lastIndexOf("\n");
+        if (cut >= 0) {
+          this.#output += pending.slice(0, cut + 1);
+          pending = pending.slice(cut + 1);
+          // A long benchmark logs a line per request: keep the most recent output only.
+          if (this.#output.length > MAX_OUTPUT) this.#output = this.#output.slice(-MAX_OUTPUT / 2);
+        }
+      }
+    } catch {
+      // the process ended
+    }
+    this.#output += pending;
+  }
+}
