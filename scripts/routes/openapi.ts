@@ -1,4 +1,41 @@
-/** Placeholder until this route is built: passes every request on. */
-export function openapiRoute(_req: Request): Promise<Response | null> {
-  return Promise.resolve(null);
+import { loadEndpointSpecs, renderOpenApiDocument } from "../openapi.ts";
+
+const headers = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+  "Cache-Control": "no-cache",
+};
+
+// Built on the first request from the functions this process serves, then kept: the functions
+// cannot change while the process runs.
+let document: Promise<string> | undefined;
+
+/**
+ * Serves the OpenAPI document at `{app_url}/openapi.json`, generated from the running functions
+ * exactly as `deno task openapi` generates the committed file.
+ */
+export async function openapiRoute(req: Request): Promise<Response | null> {
+  if (new URL(req.url).pathname !== "/openapi.json") return null;
+  if (req.method === "OPTIONS") return new Response(null, { status: 204, headers });
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    return Response.json(
+      { status: "fail", data: { message: "Method not allowed: use GET for /openapi.json" } },
+      { status: 405, headers: { ...headers, Allow: "GET, HEAD, OPTIONS" } },
+    );
+  }
+  document ??= loadEndpointSpecs().then(renderOpenApiDocument);
+  let text: string;
+  try {
+    text = await document;
+  } catch (e) {
+    document = undefined;
+    console.error(`OpenAPI document could not be built: ${e instanceof Error ? e.message : e}`);
+    return Response.json(
+      { status: "error", message: "The OpenAPI document could not be built" },
+      { status: 500, headers },
+    );
+  }
+  return new Response(req.method === "HEAD" ? null : text, {
+    headers: { ...headers, "Content-Type": "application/json; charset=utf-8" },
+  });
 }
