@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { Id, IdFilter, JsonObject, Timestamp, UserId } from "./common.ts";
+
+// A character and the bodies of create-character, find-character and update-character. The
+// free-form objects are the client's business; only their top-level kind is checked here.
+
+/** A 32-bit integer column. */
+const Int = z.int32();
+
+/** A character's name: trimmed, typographic apostrophes made plain. */
+const CharacterName = z.string().trim().min(1).max(200).overwrite((s) => s.replaceAll("’", "'"));
+
+/** A character's inventory: item list, coins, and anything else the client keeps there. */
+export const Inventory = z.looseObject({
+  items: z.array(JsonObject).optional(),
+  coins: JsonObject.optional(),
+  eidolon_weapon_id: z.string().nullable().optional(),
+}).meta({ id: "Inventory" });
+export type Inventory = z.infer<typeof Inventory>;
+
+/** The content sources a character or campaign draws on. */
+export const EnabledContentSources = z.looseObject({
+  enabled: z.array(Id).max(1_000).optional(),
+}).meta({ id: "EnabledContentSources" });
+export type EnabledContentSources = z.infer<typeof EnabledContentSources>;
+
+/** The fields a caller may write, shared by create-character and update-character. */
+const writable = {
+  name: CharacterName,
+  level: z.int().min(0).max(100),
+  campaign_id: Id.nullable(),
+  experience: Int,
+  hero_points: Int,
+  hp_current: Int,
+  hp_temp: Int,
+  stamina_current: Int,
+  resolve_current: Int,
+  inventory: Inventory,
+  details: JsonObject,
+  notes: JsonObject,
+  roll_history: JsonObject,
+  spells: JsonObject,
+  operation_data: JsonObject,
+  meta_data: JsonObject,
+  options: JsonObject,
+  variants: JsonObject,
+  companions: JsonObject,
+  custom_operations: z.array(JsonObject).max(5_000),
+  content_sources: EnabledContentSources,
+};
+
+/** The columns of a character a caller may write, in storage order. */
+export const CHARACTER_WRITABLE_FIELDS = Object.keys(writable) as (keyof typeof writable)[];
+
+/** A character as stored. */
+export const Character = z.object({
+  id: Id,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  user_id: UserId,
+  ...writable,
+}).meta({ id: "Character" });
+export type Character = z.infer<typeof Character>;
+
+/** The writable fields of a character, every one optional (a partial write). */
+export const CharacterPatch = z.object(writable).partial();
+export type CharacterPatch = z.infer<typeof CharacterPatch>;
+
+/**
+ * Body of create-character: a new character (fields left out get defaults: level 1, 15 gp, the
+ * official published content sources), or with `id` a partial update of an existing one. Other
+ * keys, such as `created_at` sent back from a fetched character, are ignored.
+ */
+export const CreateCharacterBody = CharacterPatch.extend({ id: Id.optional() }).meta({
+  id: "CreateCharacterBody",
+});
+export type CreateCharacterBody = z.infer<typeof CreateCharacterBody>;
+
+/** Body of find-character: every filter optional and ANDed. */
+export const FindCharacterBody = z.object({
+  id: IdFilter.optional(),
+  user_id: UserId.optional(),
+  campaign_id: Id.optional(),
+}).meta({ id: "FindCharacterBody" });
+export type FindCharacterBody = z.infer<typeof FindCharacterBody>;
+
+/** What find-character returns: one character or null for a single id, else a list. */
+export const FindCharacterResult = z.union([Character, z.array(Character)]).nullable();
+
+/**
+ * Body of update-character: `id`, an optional concurrency token (the `updated_at` the caller last
+ * saw), and any writable fields. Other keys are ignored.
+ */
+export const UpdateCharacterBody = CharacterPatch.extend({
+  id: Id,
+  expected_updated_at: z.iso.datetime({ offset: true }).optional(),
+}).meta({ id: "UpdateCharacterBody" });
+export type UpdateCharacterBody = z.infer<typeof UpdateCharacterBody>;

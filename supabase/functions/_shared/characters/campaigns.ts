@@ -1,0 +1,91 @@
+import {
+  Campaign,
+  CAMPAIGN_WRITABLE_FIELDS,
+  type CreateCampaignBody,
+  type FindCampaignBody,
+} from "@shared/campaigns.ts";
+import type { z } from "zod";
+import type { Tx } from "../db.ts";
+import { fail } from "../envelope.ts";
+import { columnValues } from "./columns.ts";
+
+type CampaignRow = z.input<typeof Campaign>;
+
+const COLUMNS = Object.keys(Campaign.shape);
+
+const JSON_COLUMNS: ReadonlySet<(typeof CAMPAIGN_WRITABLE_FIELDS)[number]> = new Set([
+  "description",
+  "notes",
+  "recommended_options",
+  "recommended_variants",
+  "recommended_content_sources",
+  "custom_operations",
+  "meta_data",
+]);
+
+/**
+ * Creates a campaign for the caller, or with `id` writes the given fields of one they own. The
+ * join key and the supporter-level check are the database's (trigger on public.campaign).
+ */
+export async function saveCampaign(tx: Tx, body: CreateCampaignBody): Promise<CampaignRow> {
+  const { id, ...patch } = body;
+  const values = columnValues(tx, patch, CAMPAIGN_WRITABLE_FIELDS, JSON_COLUMNS);
+  const keys = Object.keys(values);
+  if (id === undefined) {
+    if (patch.name === undefined) throw fail("Missing required field: name", { field: "name" });
+    const [row] = await tx<CampaignRow[]>`
+      insert into public.campaign ${tx(values, keys)} returning ${tx(COLUMNS)}`;
+    if (!row) throw new Error("Insert into campaign returned no row");
+    return row;
+  }
+  const assignments = keys.length > 0 ? tx(values, keys) : tx`name = name`;
+  const [row] = await tx<CampaignRow[]>`
+    update public.campaign set ${assignments} where id = ${id} returning ${tx(COLUMNS)}`;
+  if (row) return row;
+  await assertOwnCampaign(tx, id);
+  throw new Error("Campaign update matched no row although the caller owns it");
+}
+
+/**
+ * Refuses unless the caller owns the campaign: `Campaign not found` when they cannot see it, `You
+ * do not have access to this campaign` when they see it as a player.
+ */
+export async function assertOwnCampaign(tx: Tx, id: number): Promise<void> {
+  const [row] = await tx<{ mine: boolean }[]>`
+    select user_id = (select auth.uid()) as mine from public.campaign where id = ${id}`;
+  if (!row) throw fail("Campaign not found");
+  if (!row.mine) throw fail("You do not have access to this campaign");
+}
+
+/**
+ * The campaigns find-campaign returns, sorted by id. With `join_key`, the campaign holding that
+ * exact key (and a join grant for a signed-in caller); otherwise those the caller may read. The
+ * key itself is shown only to the owner and to a caller who supplied it.
+ */
+export async function findCampaigns(
+  tx: Tx,
+  body: FindCampaignBody,
+  signedIn: boolean,
+): Promise<CampaignRow[]> {
+  if (body.id === undefined && body.user_id === undefined && body.join_key === undefined) {
+    return [];
+  }
+  if (body.join_key === undefined && !signedIn) return [];
+  const ids = body.id === undefined ? null : typeof body.id === "number" ? [body.id] : body.id;
+  const source = body.join_key === undefined
+    ? tx`public.campaign`
+    : tx`private.find_campaign_by_join_key(${body.join_key})`;
+  const rows = await tx<(CampaignRow & { mine: boolean })[]>`
+    select ${tx(COLUMNS.map((column) => `c.${column}`))},
+           coalesce(c.user_id = (select auth.uid()), false) as mine
+    from ${source} c
+    where true
+      ${ids === null ? tx`` : tx`and c.id = any(${ids}::bigint[])`}
+      ${body.user_id === undefined ? tx`` : tx`and c.user_id = ${body.user_id}::uuid`}
+    order by c.id`;
+  return rows.map(({ mine, ...campaign }) => {
+    if (mine || body.join_key !== undefined) return campaign;
+    const { join_key: _hidden, ...withoutKey } = campaign;
+    return withoutKey;
+  });
+}

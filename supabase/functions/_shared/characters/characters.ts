@@ -1,0 +1,110 @@
+import {
+  Character,
+  CHARACTER_WRITABLE_FIELDS,
+  type CharacterPatch,
+  type FindCharacterBody,
+} from "@shared/characters.ts";
+import type { z } from "zod";
+import type { Tx } from "../db.ts";
+import { fail } from "../envelope.ts";
+import { columnValues } from "./columns.ts";
+
+type CharacterRow = z.input<typeof Character>;
+
+/** Every column of a character, in the order of the resource. */
+const COLUMNS = Object.keys(Character.shape);
+
+const JSON_COLUMNS: ReadonlySet<(typeof CHARACTER_WRITABLE_FIELDS)[number]> = new Set([
+  "inventory",
+  "details",
+  "notes",
+  "roll_history",
+  "spells",
+  "operation_data",
+  "meta_data",
+  "options",
+  "variants",
+  "companions",
+  "custom_operations",
+  "content_sources",
+]);
+
+/**
+ * Inserts a character for the caller. Defaults, the character cap and the campaign check are the
+ * database's (triggers on public.character).
+ */
+export async function insertCharacter(tx: Tx, patch: CharacterPatch): Promise<CharacterRow> {
+  const values = columnValues(tx, patch, CHARACTER_WRITABLE_FIELDS, JSON_COLUMNS);
+  const keys = Object.keys(values);
+  const [row] = keys.length > 0
+    ? await tx<CharacterRow[]>`
+        insert into public.character ${tx(values, keys)} returning ${tx(COLUMNS)}`
+    : await tx<CharacterRow[]>`
+        insert into public.character default values returning ${tx(COLUMNS)}`;
+  if (!row) throw new Error("Insert into character returned no row");
+  return row;
+}
+
+/**
+ * Writes the given fields of a character (a partial update) when the caller may write it and,
+ * with `expectedUpdatedAt`, only if nobody changed it since. A refusal is a fail: `Character not
+ * found` (not visible), `You do not have access to this character` (visible, not writable), or
+ * `Character was changed since expected_updated_at` with the current row in `data.character`.
+ */
+export async function updateCharacter(
+  tx: Tx,
+  id: number,
+  patch: CharacterPatch,
+  expectedUpdatedAt?: string,
+): Promise<CharacterRow> {
+  const values = columnValues(tx, patch, CHARACTER_WRITABLE_FIELDS, JSON_COLUMNS);
+  const keys = Object.keys(values);
+  // With nothing to write the row is still touched, so access and staleness are checked the same
+  // way and updated_at moves as on every update.
+  const assignments = keys.length > 0 ? tx(values, keys) : tx`name = name`;
+  const expected = expectedUpdatedAt ?? null;
+  const [updated] = await tx<CharacterRow[]>`
+    update public.character set ${assignments}
+    where id = ${id}
+      and (${expected}::timestamptz is null or updated_at = ${expected}::timestamptz)
+    returning ${tx(COLUMNS)}`;
+  if (updated) return updated;
+
+  const [current] = await tx<(CharacterRow & { writable: boolean })[]>`
+    select ${tx(COLUMNS)}, private.can_write_character(id, user_id, campaign_id) as writable
+    from public.character where id = ${id}`;
+  if (!current) throw fail("Character not found");
+  const { writable, ...character } = current;
+  if (!writable) throw fail("You do not have access to this character");
+  throw fail("Character was changed since expected_updated_at", { character });
+}
+
+/**
+ * The characters find-character returns, sorted by id. Row-level policies decide visibility;
+ * on top of them, a signed-in caller without filters gets only their own characters, and public
+ * characters of others are reachable by id only. Under an API key the policies already narrow
+ * everything to the client's granted characters.
+ */
+export async function selectCharacters(
+  tx: Tx,
+  body: FindCharacterBody,
+  viaApiKey: boolean,
+): Promise<CharacterRow[]> {
+  const ids = body.id === undefined ? null : typeof body.id === "number" ? [body.id] : body.id;
+  const filtered = body.user_id !== undefined || body.campaign_id !== undefined;
+  const scope = viaApiKey || ids !== null
+    ? tx``
+    : filtered
+    ? tx`and (c.user_id = (select auth.uid()) or private.owns_campaign(c.campaign_id)
+              or (select private.is_admin()))`
+    : tx`and c.user_id = (select auth.uid())`;
+  return await tx<CharacterRow[]>`
+    select ${tx(COLUMNS.map((column) => `c.${column}`))}
+    from public.character c
+    where true
+      ${ids === null ? tx`` : tx`and c.id = any(${ids}::bigint[])`}
+      ${body.user_id === undefined ? tx`` : tx`and c.user_id = ${body.user_id}::uuid`}
+      ${body.campaign_id === undefined ? tx`` : tx`and c.campaign_id = ${body.campaign_id}`}
+      ${scope}
+    order by c.id`;
+}

@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { AuthorizedClient, FindCharacterAccessBody } from "@shared/character_access.ts";
+import { endpoint } from "../_shared/endpoint.ts";
+import { serve } from "../_shared/serve.ts";
+import { assertOwnCharacter } from "../_shared/characters/access.ts";
+
+serve(endpoint({
+  summary: "Lists the API clients authorized on one of the caller's characters",
+  auth: ["jwt"],
+  body: FindCharacterAccessBody,
+  result: z.array(AuthorizedClient),
+  run: async ({ body, tx }) => {
+    await assertOwnCharacter(tx, body.character_id);
+    return await tx<z.input<typeof AuthorizedClient>[]>`
+      select client_id, client_name, client_description, owner_user_id, owner_display_name,
+             granted_at
+      from private.character_access(${body.character_id})`;
+  },
+}));

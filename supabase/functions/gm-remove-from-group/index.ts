@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { GmRemoveFromGroupBody } from "@shared/gm_groups.ts";
+import { endpoint } from "../_shared/endpoint.ts";
+import { fail } from "../_shared/envelope.ts";
+import { serve } from "../_shared/serve.ts";
+
+serve(endpoint({
+  summary: "Removes a member from the caller's GM group, or the caller from their own group",
+  auth: ["jwt"],
+  body: GmRemoveFromGroupBody,
+  result: z.literal("Removed from group"),
+  run: async ({ body, tx }) => {
+    const removed = await tx`
+      delete from public.gm_group_member where user_id = ${body.user_id}::uuid returning user_id`;
+    if (removed.length === 0) throw fail("Failed to remove from group");
+    return "Removed from group" as const;
+  },
+}));

@@ -1,0 +1,21 @@
+import { CharacterGrant, GrantCharacterAccessBody } from "@shared/character_access.ts";
+import type { z } from "zod";
+import { endpoint } from "../_shared/endpoint.ts";
+import { serve } from "../_shared/serve.ts";
+import { assertOwnCharacter } from "../_shared/characters/access.ts";
+
+serve(endpoint({
+  summary: "The character's owner lets an API client read and write that one character",
+  auth: ["jwt"],
+  body: GrantCharacterAccessBody,
+  result: CharacterGrant,
+  run: async ({ body, tx }) => {
+    await assertOwnCharacter(tx, body.character_id);
+    const [grant] = await tx<z.input<typeof CharacterGrant>[]>`
+      select client_id, character_id, granted_at
+      from private.grant_character_access(${body.client_id}, ${body.user_id}::uuid,
+                                          ${body.character_id})`;
+    if (!grant) throw new Error("grant_character_access returned no row");
+    return grant;
+  },
+}));
