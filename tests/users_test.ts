@@ -207,6 +207,11 @@ test("delete-user removes the account and what it owns, and nothing of another u
   const bystander = await makeUser({ tier: 1 });
   const { apiKey } = await makeApiKey(user);
   const kept = await makeApiKey(bystander);
+  for (const owner of [user, bystander]) {
+    await adminSql`insert into public.uploaded_file (user_id, bucket, path, content_type, byte_size)
+      values (${owner.user_id}, 'portraits', ${`${owner.user_id}/${"a".repeat(64)}.png`},
+        'image/png', 10)`;
+  }
   const deleted = successData(await call("delete-user", {}, { token: user.access_token }));
   deepStrictEqual(deleted, { userId: user.user_id });
 
@@ -214,8 +219,12 @@ test("delete-user removes the account and what it owns, and nothing of another u
     (select count(*) from auth.users where id = ${user.user_id})::int as identities,
     (select count(*) from public.public_user where user_id = ${user.user_id})::int as profiles,
     (select count(*) from public.api_client where user_id = ${user.user_id})::int as clients,
-    (select count(*) from private.api_key where user_id = ${user.user_id})::int as keys`;
-  deepStrictEqual({ ...gone }, { identities: 0, profiles: 0, clients: 0, keys: 0 });
+    (select count(*) from private.api_key where user_id = ${user.user_id})::int as keys,
+    (select count(*) from public.uploaded_file where user_id = ${user.user_id})::int as files`;
+  deepStrictEqual({ ...gone }, { identities: 0, profiles: 0, clients: 0, keys: 0, files: 0 });
+  const [left] = await adminSql`select count(*)::int as n from public.uploaded_file
+    where user_id = ${bystander.user_id}`;
+  equal(left?.n, 1);
 
   match(
     failMessage(await call("get-user", {}, { token: user.access_token }), 401),

@@ -50,10 +50,11 @@ $$;
 grant execute on function private.can_upload_public_files() to authenticated;
 
 -- Section: triggers
+-- Rows recorded with no signed-in user (maintenance) are not the caller's upload: no tier to check.
 create function private.enforce_upload_tier() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  if not (select private.can_upload_public_files()) then
+  if (select auth.uid()) is not null and not (select private.can_upload_public_files()) then
     raise exception 'User does not have access' using detail = '{"required_tier": 1}';
   end if;
   return new;

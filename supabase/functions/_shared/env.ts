@@ -17,6 +17,13 @@ const EnvSchema = z.object({
   CONTENT_UPDATE_WEBHOOK_URL: z.url().optional(),
   TRUST_PROXY: flag.default(false),
   APP_URL: z.url().optional(),
+  /** Where public files go: Supabase Storage, or a local folder (default: supabase when hosted). */
+  STORAGE_BACKEND: z.enum(["supabase", "local"]).optional(),
+  /** The local storage folder (default: `<DATA_DIR>/storage`). */
+  STORAGE_DIR: z.string().min(1).optional(),
+  DATA_DIR: z.string().min(1).default(".data"),
+  /** Provided by the hosted platform; used only to write public files to Supabase Storage. */
+  SUPABASE_SERVICE_ROLE_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["silent", "info"]).default("info"),
 });
 

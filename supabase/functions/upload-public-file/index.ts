@@ -1,0 +1,52 @@
+import {
+  MAX_UPLOAD_BODY_BYTES,
+  MAX_UPLOAD_BYTES,
+  UploadedFile,
+  UploadPublicFileBody,
+} from "@shared/uploads.ts";
+import { endpoint } from "../_shared/endpoint.ts";
+import { fail } from "../_shared/envelope.ts";
+import { serve } from "../_shared/serve.ts";
+import { type ImageFormat, sniffImageFormat } from "../_shared/storage/image_format.ts";
+import { objectName } from "../_shared/storage/object_name.ts";
+import { publicFileStore } from "../_shared/storage/public_file_store.ts";
+
+function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
+  try {
+    return Uint8Array.fromBase64(text, { lastChunkHandling: "strict" });
+  } catch {
+    throw fail("Invalid value for data: expected standard base64 with padding");
+  }
+}
+
+async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+serve(endpoint({
+  summary: "Stores a portrait or background image (supporter tier 1+) and returns its public URL",
+  auth: ["jwt", "api_key"],
+  body: UploadPublicFileBody,
+  result: UploadedFile,
+  // An oversize file is refused with 413 while the body is read, before anything is decoded.
+  maxBodyBytes: MAX_UPLOAD_BODY_BYTES,
+  run: async ({ body, caller, tx }) => {
+    if (caller.kind !== "user") throw fail("User not found");
+    const bytes = decodeBase64(body.data);
+    if (bytes.byteLength > MAX_UPLOAD_BYTES) {
+      throw fail("Invalid value for data: the file is larger than 2 MiB");
+    }
+    const declared: ImageFormat = body.type === "jpg" ? "jpeg" : body.type;
+    if (sniffImageFormat(bytes) !== declared) {
+      throw fail(`Invalid value for data: the file is not a ${declared.toUpperCase()} image`);
+    }
+    const name = objectName(caller.userId, body.category, await sha256Hex(bytes), declared);
+    // The row's insert trigger enforces the tier; the same file again is already recorded.
+    await tx`
+      insert into public.uploaded_file (bucket, path, content_type, byte_size)
+      values (${name.bucket}, ${name.path}, ${name.contentType}, ${bytes.byteLength})
+      on conflict (bucket, path) do nothing`;
+    return { url: await publicFileStore.put(name, bytes) };
+  },
+}));
