@@ -1,0 +1,216 @@
+import type { z } from "zod";
+import {
+  ADVANCED_LIMIT,
+  type SearchDataAdvancedResult,
+  type SearchDataBody,
+} from "@shared/search.ts";
+import type { Tx } from "../db.ts";
+import { parseContainsFilter } from "./query_syntax.ts";
+import { emptyResult } from "./simple_search.ts";
+import {
+  ident,
+  SEARCH_TABLES,
+  type SearchTable,
+  SqlParams,
+  visibleSources,
+} from "./search_tables.ts";
+
+type AdvancedResult = z.input<typeof SearchDataAdvancedResult>;
+
+const AB = ["ability_block"];
+const ITEM = ["item"];
+const SPELL = ["spell"];
+const ALL = SEARCH_TABLES.map((t) => t.table);
+const DESCRIBED = ALL.filter((t) => t !== "creature" && t !== "hazard");
+
+type TextKey =
+  | "name"
+  | "description"
+  | "cost"
+  | "trigger"
+  | "requirements"
+  | "frequency"
+  | "access"
+  | "special"
+  | "range"
+  | "area"
+  | "targets"
+  | "duration"
+  | "defense"
+  | "usage"
+  | "craft_requirements";
+
+/** Text filters (contains-match syntax) and the tables that have the column of the same name. */
+const TEXT_FILTERS: Readonly<Record<TextKey, readonly string[]>> = {
+  name: ALL,
+  description: DESCRIBED,
+  cost: [...AB, ...SPELL],
+  trigger: [...AB, ...SPELL],
+  requirements: [...AB, ...SPELL],
+  frequency: AB,
+  access: AB,
+  special: AB,
+  range: SPELL,
+  area: SPELL,
+  targets: SPELL,
+  duration: SPELL,
+  defense: SPELL,
+  usage: ITEM,
+  craft_requirements: ITEM,
+};
+
+type EqualsKey =
+  | "rarity"
+  | "availability"
+  | "size"
+  | "group"
+  | "actions"
+  | "ab_type"
+  | "cast"
+  | "bulk"
+  | "hands";
+
+/** Filters the column must equal, with the column, its type and the tables that have it. */
+const EQUALS_FILTERS: Readonly<
+  Record<EqualsKey, { column: string; type: string; tables: readonly string[] }>
+> = {
+  rarity: { column: "rarity", type: "public.rarity", tables: ALL.filter((t) => t !== "trait") },
+  availability: {
+    column: "availability",
+    type: "public.availability",
+    tables: [...AB, ...ITEM, "language", ...SPELL],
+  },
+  size: { column: "size", type: "public.item_size", tables: ITEM },
+  group: { column: "group", type: "public.item_group", tables: ITEM },
+  actions: { column: "actions", type: "public.ability_block_actions", tables: AB },
+  ab_type: { column: "type", type: "public.ability_block_type", tables: AB },
+  cast: { column: "cast", type: "text", tables: SPELL },
+  bulk: { column: "bulk", type: "text", tables: ITEM },
+  hands: { column: "hands", type: "text", tables: ITEM },
+};
+
+type ArrayKey = "traits" | "prerequisites" | "traditions";
+
+/** Array filters: `@>` (the row has every value) or `&&` (the row has at least one). */
+const ARRAY_FILTERS: Readonly<
+  Record<ArrayKey, { operator: "@>" | "&&"; type: string; tables: readonly string[] }>
+> = {
+  traits: { operator: "@>", type: "bigint[]", tables: [...AB, ...ITEM, ...SPELL] },
+  prerequisites: { operator: "@>", type: "text[]", tables: AB },
+  traditions: { operator: "&&", type: "text[]", tables: SPELL },
+};
+
+/** Inclusive bounds: the column and the tables that have it. */
+const RANGE_FILTERS = [
+  { min: "level_min", max: "level_max", column: "level", tables: [...AB, ...ITEM, "creature"] },
+  { min: "rank_min", max: "rank_max", column: "rank", tables: SPELL },
+] as const;
+
+// Spell kinds (section 9): focus = the Focus trait (found by name: ids differ between databases)
+// or a set `meta_data.focus`, unless `meta_data.focus` is false; ritual = a set
+// `meta_data.ritual` that is not false; normal = neither.
+const FOCUS_VALUE = "t.meta_data -> 'focus'";
+const IS_FOCUS = `(
+  coalesce(${FOCUS_VALUE}, 'null'::jsonb) not in ('null'::jsonb, 'false'::jsonb)
+  or (
+    coalesce(${FOCUS_VALUE}, 'null'::jsonb) <> 'false'::jsonb
+    and t.traits && array(select ft.id from public.trait ft where lower(ft.name) = 'focus')
+  )
+)`;
+const IS_RITUAL =
+  `coalesce(t.meta_data -> 'ritual', 'null'::jsonb) not in ('null'::jsonb, 'false'::jsonb)`;
+const SPELL_KINDS = {
+  FOCUS: IS_FOCUS,
+  RITUAL: IS_RITUAL,
+  NORMAL: `not ${IS_FOCUS} and not ${IS_RITUAL}`,
+} as const;
+
+/** The conditions of one text filter on one column. */
+function containsConditions(column: string, text: string, params: SqlParams): string[] {
+  const filter = parseContainsFilter(text);
+  if (!filter) return [];
+  const conditions = filter.all.map((p) => `${column} ilike ${params.bind(p, "text")}`);
+  if (filter.any.length > 0) {
+    const any = filter.any.map((p) => `${column} ilike ${params.bind(p, "text")}`);
+    conditions.push(`(${any.join(" or ")})`);
+  }
+  // A null column contains nothing, so an exclusion keeps it.
+  for (const p of filter.none) {
+    conditions.push(`not coalesce(${column} ilike ${params.bind(p, "text")}, false)`);
+  }
+  return conditions;
+}
+
+function present<T>(value: T | null | undefined): value is T {
+  return value !== null && value !== undefined;
+}
+
+/** Every condition the body sets that applies to the table; the rest are ignored. */
+function conditionsFor(table: SearchTable, body: SearchDataBody, params: SqlParams): string[] {
+  const applies = (tables: readonly string[]) => tables.includes(table.table);
+  const where = [visibleSources(body.content_sources, params)("t")];
+  for (const [key, tables] of Object.entries(TEXT_FILTERS) as [TextKey, readonly string[]][]) {
+    const value = body[key];
+    if (present(value) && applies(tables)) {
+      where.push(...containsConditions(`t.${ident(key)}`, value, params));
+    }
+  }
+  for (
+    const [key, filter] of Object.entries(EQUALS_FILTERS) as [
+      EqualsKey,
+      typeof EQUALS_FILTERS[EqualsKey],
+    ][]
+  ) {
+    const value = body[key];
+    if (present(value) && applies(filter.tables)) {
+      where.push(`t.${ident(filter.column)} = ${params.bind(value, filter.type)}`);
+    }
+  }
+  for (
+    const [key, filter] of Object.entries(ARRAY_FILTERS) as [
+      ArrayKey,
+      typeof ARRAY_FILTERS[ArrayKey],
+    ][]
+  ) {
+    const value = body[key];
+    if (present(value) && value.length > 0 && applies(filter.tables)) {
+      where.push(`t.${ident(key)} ${filter.operator} ${params.bind(value, filter.type)}`);
+    }
+  }
+  for (const range of RANGE_FILTERS) {
+    if (!applies(range.tables)) continue;
+    const min = body[range.min];
+    const max = body[range.max];
+    if (present(min)) where.push(`t.${ident(range.column)} >= ${params.bind(min, "int")}`);
+    if (present(max)) where.push(`t.${ident(range.column)} <= ${params.bind(max, "int")}`);
+  }
+  if (present(body.spell_type) && table.table === "spell") {
+    where.push(SPELL_KINDS[body.spell_type]);
+  }
+  return where;
+}
+
+/**
+ * Advanced mode: the exact filters of the body on the one table `type` names, in one statement.
+ * Filters the table has no column for are ignored. Full rows, spells by rank and leveled content by
+ * level, then name and id, at most ADVANCED_LIMIT. No `type` (or `content-source`): every bucket
+ * empty.
+ */
+export async function advancedSearch(tx: Tx, body: SearchDataBody): Promise<AdvancedResult> {
+  const result: AdvancedResult = emptyResult();
+  const table = SEARCH_TABLES.find((t) => t.type !== null && t.type === body.type);
+  if (!table) return result;
+  const params = new SqlParams();
+  const where = conditionsFor(table, body, params);
+  const columns = Object.keys(table.resource.shape).map((c) => `t.${ident(c)}`).join(", ");
+  const order = [table.order ? `t.${ident(table.order)}` : null, "t.name", "t.id"]
+    .filter((c) => c !== null).join(", ");
+  const rows = await tx.unsafe(
+    `select ${columns} from public.${ident(table.table)} t
+     where ${where.join(" and ")}
+     order by ${order}
+     limit ${ADVANCED_LIMIT}`,
+    params.values as never[],
+  );
+  return { ...result, [table.bucket]: rows };
+}
