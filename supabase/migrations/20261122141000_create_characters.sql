@@ -329,14 +329,14 @@ create policy "Users can create their own characters when signed in" on public.c
   for insert to authenticated
   with check (user_id = (select auth.uid()) and not (select private.is_api_client_request()));
 
--- The new row may also have left the writer's campaign (a GM removing a player): who may write is
--- decided on the old row; the owner cannot change (column grants) and the campaign is vetted by
--- vet_character_campaign.
+-- The owner cannot change (column grants) and a new campaign is vetted by vet_character_campaign.
+-- A GM taking a character out of their campaign goes through private.remove_from_campaign: the
+-- updated row would no longer be theirs to read.
 create policy "Characters are writable by their owner, GM and admins"
   on public.character
   for update to authenticated
   using (private.can_write_character(id, user_id, campaign_id))
-  with check (private.can_write_character(id, user_id, campaign_id) or campaign_id is null);
+  with check (private.can_write_character(id, user_id, campaign_id));
 
 create policy "Characters can be deleted by their owner or an admin"
   on public.character

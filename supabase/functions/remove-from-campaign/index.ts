@@ -14,22 +14,17 @@ serve(endpoint({
       select id from public.campaign
       where id = ${body.campaign_id} and user_id = (select auth.uid())`;
     if (!campaign) throw fail("Campaign not found");
-    const [removed] = await tx<{ user_id: string }[]>`
-      update public.character set campaign_id = null
-      where id = ${body.character_id} and campaign_id = ${body.campaign_id}
-      returning user_id`;
-    if (!removed) {
-      const [visible] = await tx`select id from public.character where id = ${body.character_id}`;
-      if (visible) throw fail("Character not in campaign");
+    const [character] = await tx<{ campaign_id: number | null }[]>`
+      select campaign_id from public.character where id = ${body.character_id}`;
+    if (!character) {
       // Under an API key a character is visible only with a grant for the client.
       if (caller.kind === "user" && caller.via === "api_key") {
         throw new Fail("You do not have access to this character", 403);
       }
       throw fail("Character not found");
     }
-    // The player leaves too: an open join grant would let them straight back in.
-    await tx`delete from public.campaign_join_grant
-             where campaign_id = ${body.campaign_id} and user_id = ${removed.user_id}::uuid`;
+    if (character.campaign_id !== body.campaign_id) throw fail("Character not in campaign");
+    await tx`select private.remove_from_campaign(${body.character_id}, ${body.campaign_id})`;
     return true as const;
   },
 }));
