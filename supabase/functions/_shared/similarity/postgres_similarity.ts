@@ -1,0 +1,132 @@
+import type {
+  PopulateCollectionBody,
+  QueryCollectionBody,
+  SimilarityMatch,
+  SimilarityType,
+  SimilarityWhere,
+} from "@shared/similarity.ts";
+import type { Tx } from "../db.ts";
+import type { SimilarityBackend } from "./similarity_backend.ts";
+import { type FilterColumn, similarityTables } from "./similarity_tables.ts";
+
+type Scalar = string | number;
+type Condition<T extends Scalar> = T | { $eq: T } | { $in: T[] } | undefined;
+
+/** The values a condition admits: `v`, `{$eq: v}` and `{$in: [...]}` all become a list. */
+function admitted<T extends Scalar>(condition: Condition<T>): T[] | undefined {
+  if (condition === undefined) return undefined;
+  if (typeof condition !== "object") return [condition];
+  return "$eq" in condition ? [condition.$eq] : [...condition.$in];
+}
+
+/** Any query word may match: the plain query's AND becomes OR (lexemes are quoted, so safe). */
+const TSQUERY =
+  "replace(plainto_tsquery('english'::regconfig, $1::text)::text, ' & ', ' | ')::tsquery";
+
+const ALL_TYPES = Object.keys(similarityTables) as SimilarityType[];
+
+/** The document carries no weight labels; rank every match fully, so distances spread over 0..1. */
+const RANK_WEIGHTS = "'{1,1,1,1}'::float4[]";
+
+/** Plain (string, number, boolean) fields of a row as metadata, as a SQL expression. */
+const METADATA = `(
+  select coalesce(jsonb_object_agg(f.key, f.value), '{}'::jsonb)
+  from jsonb_each(to_jsonb(t) - 'search_vector') f
+  where jsonb_typeof(f.value) in ('string', 'number', 'boolean')
+)`;
+
+/**
+ * Similarity on the database the content already lives in, so it needs no other service and is
+ * never stale. `name`: trigram distance (1 - similarity, pg_trgm's `<->`), read nearest-first from
+ * a GiST index. `content`: English full-text rank over name and description, any query word
+ * matching, as distance 1 - rank/(rank + 1). Each table gives its nearest rows, then the union is
+ * cut to the overall nearest.
+ */
+export class PostgresSimilarity implements SimilarityBackend {
+  readonly kind = "postgres";
+
+  async populate(tx: Tx, request: PopulateCollectionBody): Promise<number> {
+    // The database keeps the indexes current on every write; populating only counts what is there.
+    const { table } = similarityTables[request.type];
+    const rows = await tx.unsafe<{ n: number }[]>(
+      `select count(*)::int as n from public.${table} where id = any($1::bigint[])`,
+      [request.ids],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  async query(tx: Tx, request: QueryCollectionBody): Promise<SimilarityMatch[]> {
+    const where: SimilarityWhere = request.where ?? {};
+    const types: SimilarityType[] = admitted(where._type) ?? ALL_TYPES;
+    // $1 query text, $2 largest distance, $3 result count; filters follow.
+    const params: (Scalar | Scalar[])[] = [
+      request.query,
+      Math.min(request.maxDistance, 1),
+      request.nResults,
+    ];
+    const filters: string[] = [];
+    const bind = (value: Scalar[], cast: string): string => {
+      params.push(value);
+      return `$${params.length}::${cast}`;
+    };
+    const ids = admitted(where.id);
+    if (ids) filters.push(`t.id = any(${bind(ids, "bigint[]")})`);
+    const sources = admitted(where.content_source_id);
+    if (sources) filters.push(`t.content_source_id = any(${bind(sources, "bigint[]")})`);
+    const optional: [FilterColumn, Scalar[] | undefined, string][] = [
+      ["rarity", admitted(where.rarity), "text[]"],
+      ["level", admitted(where.level), "int[]"],
+      ["rank", admitted(where.rank), "int[]"],
+    ];
+    const needed = optional.flatMap(([column, values, cast]) =>
+      values ? [{ column, values, cast }] : []
+    );
+    for (const { column, values, cast } of needed) {
+      const lhs = column === "rarity" ? "t.rarity::text" : `t.${column}`;
+      filters.push(`${lhs} = any(${bind(values, cast)})`);
+    }
+
+    const branches: string[] = [];
+    const lookups: string[] = [];
+    for (const type of new Set(types)) {
+      const spec = similarityTables[type];
+      // A record without the filtered field does not match, as with metadata filters elsewhere.
+      if (needed.some(({ column }) => !spec.columns.has(column))) continue;
+      const conditions = filters.length > 0 ? ` and ${filters.join(" and ")}` : "";
+      branches.push(
+        request.collection === "name"
+          ? `(select '${type}'::text as _type, t.id,
+                (t.name operator(extensions.<->) $1::text)::float8 as distance
+              from public.${spec.table} t
+              where (t.name operator(extensions.<->) $1::text) <= $2::float8${conditions}
+              order by t.name operator(extensions.<->) $1::text
+              limit $3::int)`
+          : `(select '${type}'::text as _type, t.id,
+                1 - ts_rank(${RANK_WEIGHTS}, ${spec.document}, ${TSQUERY}, 32)::float8 as distance
+              from public.${spec.table} t
+              where ${spec.document} @@ ${TSQUERY}${conditions}
+                and 1 - ts_rank(${RANK_WEIGHTS}, ${spec.document}, ${TSQUERY}, 32)::float8 <= $2::float8
+              order by distance
+              limit $3::int)`,
+      );
+      // Metadata is built for the final few rows only, not for every candidate.
+      lookups.push(
+        `select '${type}'::text as _type, t.id, ${METADATA} as data from public.${spec.table} t
+         where t.id in (select r.id from ranked r where r._type = '${type}')`,
+      );
+    }
+    if (branches.length === 0) return [];
+    const rows = await tx.unsafe<{ data: Record<string, Scalar | boolean>; distance: number }[]>(
+      `with ranked as (
+         select * from (${branches.join(" union all ")}) candidates
+         order by distance, _type, id
+         limit $3::int
+       )
+       select m.data || jsonb_build_object('_type', r._type) as data, r.distance
+       from ranked r join (${lookups.join(" union all ")}) m using (_type, id)
+       order by r.distance, r._type, r.id`,
+      params,
+    );
+    return rows.map((r) => ({ data: r.data, distance: Math.max(0, Math.min(1, r.distance)) }));
+  }
+}
