@@ -33,11 +33,14 @@ export async function currentUser() {
   const { data: { session } } = await client.auth.getSession();
   if (!session) return null;
   const { data, error } = await client.auth.getUser();
-  if (error || !data?.user) {
+  if (data?.user) return data.user;
+  // Only the auth server's refusal ends the session here: a failed or interrupted request (such
+  // as one cut short by leaving the page) must not sign the user out.
+  if (error?.status === 401 || error?.status === 403) {
     await client.auth.signOut({ scope: "local" });
     return null;
   }
-  return data.user;
+  return session.user;
 }
 
 /**
@@ -217,18 +220,24 @@ export function confirmDialog(options) {
 }
 
 /**
- * Copies text to the clipboard; falls back to selecting the given input for a manual copy.
+ * Copies text to the clipboard; where that is not allowed, selects the element showing the text
+ * so it can be copied with the keyboard.
  * @param {string} text
- * @param {HTMLInputElement | null} input
+ * @param {HTMLElement | null} shown
  * @returns {Promise<boolean>}
  */
-export async function copyText(text, input = null) {
+export async function copyText(text, shown = null) {
   try {
     await navigator.clipboard.writeText(text);
     return true;
   } catch {
-    input?.focus();
-    input?.select();
+    if (shown) {
+      const range = document.createRange();
+      range.selectNodeContents(shown);
+      const selection = getSelection();
+      selection?.removeAllRanges();
+      selection?.addRange(range);
+    }
     return false;
   }
 }

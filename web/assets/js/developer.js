@@ -22,7 +22,7 @@ const descriptionInput = /** @type {HTMLTextAreaElement} */ (
 const createError = document.getElementById("create-error");
 const createButton = /** @type {HTMLButtonElement} */ (document.getElementById("create-button"));
 const newKey = /** @type {HTMLElement} */ (document.getElementById("new-key"));
-const newKeyValue = /** @type {HTMLInputElement} */ (document.getElementById("new-key-value"));
+const newKeyValue = /** @type {HTMLElement} */ (document.getElementById("new-key-value"));
 const copyStatus = /** @type {HTMLElement} */ (document.getElementById("copy-status"));
 const list = /** @type {HTMLElement} */ (document.getElementById("clients"));
 const noClients = /** @type {HTMLElement} */ (document.getElementById("no-clients"));
@@ -77,14 +77,14 @@ form.addEventListener("submit", async (event) => {
 });
 
 document.getElementById("copy-key")?.addEventListener("click", async () => {
-  const copied = await copyText(newKeyValue.value, newKeyValue);
+  const copied = await copyText(newKeyValue.textContent ?? "", newKeyValue);
   copyStatus.textContent = copied
     ? "The key is on your clipboard."
-    : "Copying is not available here: the key is selected, copy it with your keyboard.";
+    : "Copying is not allowed here: the key is selected, copy it with your keyboard.";
 });
 
 document.getElementById("key-saved")?.addEventListener("click", () => {
-  newKeyValue.value = "";
+  newKeyValue.textContent = "";
   copyStatus.textContent = "";
   newKey.hidden = true;
   nameInput.focus();
@@ -97,7 +97,7 @@ document.getElementById("key-saved")?.addEventListener("click", () => {
  */
 function showNewKey(clientName, apiKey) {
   /** @type {HTMLElement} */ (document.getElementById("new-key-client")).textContent = clientName;
-  newKeyValue.value = apiKey;
+  newKeyValue.textContent = apiKey;
   copyStatus.textContent = "";
   newKey.hidden = false;
   newKey.focus();
@@ -118,17 +118,12 @@ async function loadClients() {
 /** @param {any} client */
 function clientCard(client) {
   const link = authorizationLink(client.id);
-  const linkInput = /** @type {HTMLInputElement} */ (h("input", {
-    id: `link-${client.id}`,
-    type: "text",
-    readonly: true,
-    value: link,
-    spellcheck: "false",
-  }));
+  const linkLabelId = `link-label-${client.id}`;
+  const linkShown = h("code", { class: "link" }, link);
   const copyLink = h("button", { type: "button", class: "secondary" }, "Copy link");
   const copyLinkStatus = h("span", { role: "status", class: "hint" });
   copyLink.addEventListener("click", async () => {
-    const copied = await copyText(link, linkInput);
+    const copied = await copyText(link, linkShown);
     copyLinkStatus.textContent = copied ? "Link copied." : "The link is selected: copy it now.";
   });
   const revoke = h("button", { type: "button", class: "danger" }, "Revoke");
@@ -151,13 +146,18 @@ function clientCard(client) {
     h(
       "div",
       { class: "field" },
-      h("label", { for: `link-${client.id}` }, "Authorization link"),
+      h("p", { id: linkLabelId, class: "key-label" }, "Authorization link"),
       h(
-        "span",
+        "p",
         { class: "hint" },
-        "Replace the character id at the end with the player's character.",
+        "Put the player's character id in place of CHARACTER_ID at the end.",
       ),
-      h("div", { class: "secret" }, linkInput, copyLink),
+      h(
+        "div",
+        { class: "secret", role: "group", "aria-labelledby": linkLabelId },
+        linkShown,
+        copyLink,
+      ),
       copyLinkStatus,
     ),
     h("div", { class: "actions" }, revoke),
