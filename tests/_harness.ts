@@ -14,10 +14,14 @@ Deno.env.set("RATE_LIMIT_PREFIX", `test-${crypto.randomUUID()}`);
 async function freshDatabase(adminUrl: string): Promise<string> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
+    // Databases of earlier runs are dropped once they are a day old; a running suite's is younger.
     const stale = await admin<{ datname: string }[]>`
       select datname from pg_database where datname like 'rpgtest\\_%'`;
+    const dayAgo = Date.now() - 24 * 3600 * 1000;
     for (const { datname } of stale) {
-      await admin.unsafe(`drop database if exists "${datname}"`).catch(() => {});
+      if (Number(datname.split("_")[1]) < dayAgo) {
+        await admin.unsafe(`drop database if exists "${datname}"`).catch(() => {});
+      }
     }
     const name = `rpgtest_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
     await admin.unsafe(`create database "${name}"`);
