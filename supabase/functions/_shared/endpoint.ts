@@ -3,6 +3,7 @@ import { type Claims, mintUserToken, verifyAccessToken } from "./auth/jwt.ts";
 import { type Bearer, classifyBearer } from "./auth/classify_bearer.ts";
 import { lookupApiKey, lookupCharacterGrant } from "./credential_lookups.ts";
 import { type Acting, type Tx, withRole } from "./db.ts";
+import { AfterCommit } from "./after_commit.ts";
 import { mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
 import { errorBody, Fail, failBody, jsonResponse, successBody, Unavailable } from "./envelope.ts";
@@ -69,7 +70,8 @@ export interface DbEndpointSpec<S extends z.ZodType, R extends z.ZodType>
    * granted characters.
    */
   characterGrant?: (body: z.output<S>) => number | undefined;
-  run: (ctx: DbHandlerContext<z.output<S>>) => Promise<z.input<R>>;
+  /** The handler; it may return `afterCommit(step)` to finish after its transaction commits. */
+  run: (ctx: DbHandlerContext<z.output<S>>) => Promise<z.input<R> | AfterCommit<z.input<R>>>;
 }
 
 /** An endpoint that touches no database. */
@@ -146,12 +148,20 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
       } else {
         const dbSpec = spec;
         const acting = await actingFor(caller, dbSpec.characterGrant?.(body));
-        data = await withRole(acting.acting, async (tx) => {
+        const outcome = await withRole(acting.acting, async (tx) => {
           if (acting.checkUserExists) await assertKnownUser(tx);
           return await dbSpec.run({ ...context, caller: acting.caller, tx });
         }).catch((e) => {
           throw mapDatabaseError(e);
         });
+        data = outcome instanceof AfterCommit
+          ? await outcome.step({
+            transaction: (fn) =>
+              withRole(acting.acting, fn).catch((e) => {
+                throw mapDatabaseError(e);
+              }),
+          })
+          : outcome;
       }
       const checked = spec.result.safeParse(data);
       if (!checked.success) {

@@ -1,0 +1,111 @@
+import { z } from "zod";
+import { Id, IdFilter, JsonObject, Timestamp, UserId } from "./common.ts";
+import { ContentType } from "./enums.ts";
+
+/** What a proposal does to its record. */
+export const ContentUpdateAction = z.enum(["UPDATE", "CREATE", "DELETE"]).meta({
+  id: "ContentUpdateAction",
+});
+export type ContentUpdateAction = z.infer<typeof ContentUpdateAction>;
+
+/** Where a proposal stands; APPROVED and REJECTED are final. */
+export const ContentUpdateState = z.enum(["PENDING", "APPROVED", "REJECTED"]).meta({
+  id: "ContentUpdateState",
+});
+export type ContentUpdateState = z.infer<typeof ContentUpdateState>;
+
+/** What a moderator (or voter) does to a proposal through the bot. */
+export const ModerationAction = z.enum(["APPROVE", "REJECT", "UPVOTE", "DOWNVOTE"]).meta({
+  id: "ModerationAction",
+});
+export type ModerationAction = z.infer<typeof ModerationAction>;
+
+/** An id the chat platform assigns (users, messages): a string, since it may exceed 2^53. */
+export const DiscordId = z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, {
+  error: "expected 1 to 64 letters, digits, - or _",
+});
+
+/** A proposal's state and, once decided, the moderator who decided it. */
+export const ContentUpdateStatus = z.object({
+  state: ContentUpdateState,
+  discord_user_id: z.string().optional(),
+  discord_user_name: z.string().optional(),
+}).meta({ id: "ContentUpdateStatus" });
+export type ContentUpdateStatus = z.infer<typeof ContentUpdateStatus>;
+
+/** One voter on a proposal. */
+export const ContentUpdateVoter = z.object({ discord_user_id: z.string() });
+
+/** A proposed change to content (community errata). */
+export const ContentUpdate = z.object({
+  id: Id,
+  created_at: Timestamp,
+  user_id: UserId,
+  type: ContentType,
+  /** The record changed or deleted; for CREATE, null until approval creates the record. */
+  ref_id: Id.nullable(),
+  action: ContentUpdateAction,
+  data: JsonObject,
+  content_source_id: Id,
+  status: ContentUpdateStatus,
+  upvotes: z.array(ContentUpdateVoter),
+  downvotes: z.array(ContentUpdateVoter),
+  /** The moderation bot's message for it; null while the bot has not posted it. */
+  discord_msg_id: z.string().nullable(),
+}).meta({ id: "ContentUpdate" });
+export type ContentUpdate = z.infer<typeof ContentUpdate>;
+
+/** Body of create-content-update: `ref_id` is required to update or delete a record. */
+export const CreateContentUpdateBody = z.object({
+  type: ContentType,
+  action: ContentUpdateAction,
+  data: JsonObject,
+  content_source_id: Id,
+  ref_id: Id.optional(),
+}).superRefine((body, ctx) => {
+  if (body.action !== "CREATE" && body.ref_id === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["ref_id"],
+      input: undefined,
+      message: `ref_id is required to ${body.action.toLowerCase()} a record`,
+    });
+  }
+});
+export type CreateContentUpdateBody = z.infer<typeof CreateContentUpdateBody>;
+
+/** Body of find-content-update; all filters are optional and combine with AND. */
+export const FindContentUpdateBody = z.object({
+  id: IdFilter.optional(),
+  user_id: UserId.optional(),
+  state: ContentUpdateState.optional(),
+  /** `created_at` within [from, to]; from defaults to the epoch, to to now. */
+  created: z.object({
+    from: z.iso.datetime({ offset: true }).optional(),
+    to: z.iso.datetime({ offset: true }).optional(),
+  }).optional(),
+});
+export type FindContentUpdateBody = z.infer<typeof FindContentUpdateBody>;
+
+/** Body of update-content-update, sent by the moderation bot with the service secret. */
+export const UpdateContentUpdateBody = z.object({
+  discord_msg_id: DiscordId,
+  discord_user_id: DiscordId,
+  discord_user_name: z.string().trim().min(1).max(100),
+  state: ModerationAction,
+});
+export type UpdateContentUpdateBody = z.infer<typeof UpdateContentUpdateBody>;
+
+/** What the service posts to the moderation bot when a proposal is made. */
+export const ContentUpdateWebhook = z.object({
+  content_update: ContentUpdate,
+  submitter: z.object({ user_id: UserId, display_name: z.string() }),
+  content_source: z.object({ id: Id, name: z.string() }),
+}).meta({ id: "ContentUpdateWebhook" });
+export type ContentUpdateWebhook = z.infer<typeof ContentUpdateWebhook>;
+
+/** The bot's answer to the webhook: the id of the message it posted. */
+export const ContentUpdateWebhookReply = z.looseObject({ discord_msg_id: DiscordId }).meta({
+  id: "ContentUpdateWebhookReply",
+});
+export type ContentUpdateWebhookReply = z.infer<typeof ContentUpdateWebhookReply>;
