@@ -7,7 +7,9 @@ import {
   makeUser,
   successData,
   test,
+  type TestUser,
 } from "./_harness.ts";
+import type postgres from "postgres";
 
 const PUBLIC_KEYS = [
   "background_image_url",
@@ -202,29 +204,97 @@ test("delete-user is refused while the user owns content sources, and nothing is
   equal(row?.n, 1);
 });
 
-test("delete-user removes the account and what it owns, and nothing of another user's", async () => {
-  const user = await makeUser({ tier: 1 });
-  const bystander = await makeUser({ tier: 1 });
-  const { apiKey } = await makeApiKey(user);
-  const kept = await makeApiKey(bystander);
-  for (const owner of [user, bystander]) {
-    await adminSql`insert into public.uploaded_file (user_id, bucket, path, content_type, byte_size)
-      values (${owner.user_id}, 'portraits', ${`${owner.user_id}/${"a".repeat(64)}.png`},
-        'image/png', 10)`;
-  }
-  const deleted = successData(await call("delete-user", {}, { token: user.access_token }));
-  deepStrictEqual(deleted, { userId: user.user_id });
+/** Runs `fn` as the database owner with `user` as auth.uid(), so triggers see that user. */
+async function asUser<T>(user: TestUser, fn: (tx: postgres.TransactionSql) => Promise<T>) {
+  const claims = JSON.stringify({ sub: user.user_id, role: "authenticated" });
+  return await adminSql.begin(async (tx) => {
+    await tx`select set_config('request.jwt.claims', ${claims}, true)`;
+    return await fn(tx);
+  });
+}
 
-  const [gone] = await adminSql`select
+/** What a user owns, table by table. */
+async function holdings(user: TestUser): Promise<Record<string, number>> {
+  const [row] = await adminSql`select
     (select count(*) from auth.users where id = ${user.user_id})::int as identities,
     (select count(*) from public.public_user where user_id = ${user.user_id})::int as profiles,
     (select count(*) from public.api_client where user_id = ${user.user_id})::int as clients,
     (select count(*) from private.api_key where user_id = ${user.user_id})::int as keys,
+    (select count(*) from public.character_grant g join public.api_client c on c.id = g.client_id
+      where c.user_id = ${user.user_id})::int as grants,
+    (select count(*) from public.character where user_id = ${user.user_id})::int as characters,
+    (select count(*) from public.campaign where user_id = ${user.user_id})::int as campaigns,
+    (select count(*) from public.campaign_join_grant where user_id = ${user.user_id})::int
+      as join_grants,
+    (select count(*) from public.encounter where user_id = ${user.user_id})::int as encounters,
+    (select count(*) from public.content_update where user_id = ${user.user_id})::int as proposals,
     (select count(*) from public.uploaded_file where user_id = ${user.user_id})::int as files`;
-  deepStrictEqual({ ...gone }, { identities: 0, profiles: 0, clients: 0, keys: 0, files: 0 });
-  const [left] = await adminSql`select count(*)::int as n from public.uploaded_file
-    where user_id = ${bystander.user_id}`;
-  equal(left?.n, 1);
+  return { ...row };
+}
+
+/** Gives `user` one of everything an account can own, and a character in `campaignOf`'s campaign. */
+async function furnish(user: TestUser, campaignOf: number | null): Promise<number> {
+  const { clientId } = await makeApiKey(user);
+  return await asUser(user, async (tx) => {
+    const [campaign] = await tx`insert into public.campaign (user_id, name)
+      values (${user.user_id}, 'Table') returning id`;
+    const target = campaignOf ?? campaign!.id;
+    await tx`insert into public.campaign_join_grant (user_id, campaign_id)
+      values (${user.user_id}, ${target})`;
+    const [character] = await tx`insert into public.character (user_id, name, campaign_id)
+      values (${user.user_id}, 'Hero', ${target}) returning id, campaign_id`;
+    equal(character!.campaign_id, target);
+    await tx`insert into public.character_grant (client_id, character_id)
+      values (${clientId}, ${character!.id})`;
+    await tx`insert into public.encounter (user_id, name, icon, color, combatants, meta_data)
+      values (${user.user_id}, 'Ambush', 'sword', 'red', '{"list": []}', '{}')`;
+    await tx`insert into public.content_update (user_id, type, ref_id, action, data,
+        content_source_id)
+      values (${user.user_id}, 'spell', 1, 'UPDATE', '{"name": "Kindle Sparks"}', 1)`;
+    await tx`insert into public.uploaded_file (user_id, bucket, path, content_type, byte_size)
+      values (${user.user_id}, 'portraits', ${`${user.user_id}/${"a".repeat(64)}.png`},
+        'image/png', 10)`;
+    return campaign!.id as number;
+  });
+}
+
+test("delete-user removes the account and what it owns, and nothing of another user's", async () => {
+  const user = await makeUser({ tier: 1 });
+  const bystander = await makeUser({ tier: 1 });
+  const { apiKey } = await makeApiKey(user);
+  const doomedCampaign = await furnish(user, null);
+  // The bystander plays a character in the deleted user's campaign.
+  await furnish(bystander, doomedCampaign);
+  const everything = {
+    identities: 1,
+    profiles: 1,
+    clients: 2,
+    keys: 2,
+    grants: 1,
+    characters: 1,
+    campaigns: 1,
+    join_grants: 1,
+    encounters: 1,
+    proposals: 1,
+    files: 1,
+  };
+  deepStrictEqual(await holdings(user), everything);
+  const bystanderBefore = await holdings(bystander);
+  deepStrictEqual(bystanderBefore, { ...everything, clients: 1, keys: 1 });
+
+  const deleted = successData(await call("delete-user", {}, { token: user.access_token }));
+  deepStrictEqual(deleted, { userId: user.user_id });
+
+  deepStrictEqual(
+    await holdings(user),
+    Object.fromEntries(Object.keys(everything).map((k) => [k, 0])),
+  );
+  // The bystander keeps everything; only the join grant to the deleted campaign goes with it,
+  // and their character there simply leaves the campaign.
+  deepStrictEqual(await holdings(bystander), { ...bystanderBefore, join_grants: 0 });
+  const stranded = await adminSql`select campaign_id from public.character
+    where user_id = ${bystander.user_id} and campaign_id is null`;
+  equal(stranded.length, 1);
 
   match(
     failMessage(await call("get-user", {}, { token: user.access_token }), 401),
@@ -234,11 +304,8 @@ test("delete-user removes the account and what it owns, and nothing of another u
     failMessage(await call("get-content-versions", { ids: [1] }, { token: apiKey }), 401),
     "Invalid API Key",
   );
-
   equal(
     successData(await call("get-user", {}, { token: bystander.access_token })).user_id,
     bystander.user_id,
   );
-  const listed = successData(await call("find-api-client", {}, { token: bystander.access_token }));
-  deepStrictEqual(listed.map((c: { id: number }) => c.id), [kept.clientId]);
 });

@@ -38,14 +38,10 @@ grant select on public.uploaded_file to authenticated;
 grant insert (bucket, path, content_type, byte_size) on public.uploaded_file to authenticated;
 
 -- Section: helpers
--- Supporter level 1 or higher: a paying tier, or the roles the endpoint notes let pass.
+-- Supporter level 1 or higher, as every tier cap counts it (paid tier, role flags, GM group).
 create function private.can_upload_public_files() returns boolean
 language sql stable security definer set search_path = '' as $$
-  select coalesce(
-    (select u.supporter_tier >= 1 or u.is_community_paragon or u.is_developer
-       from public.public_user u where u.user_id = (select auth.uid())),
-    false
-  )
+  select private.effective_tier((select auth.uid())) >= 1
 $$;
 grant execute on function private.can_upload_public_files() to authenticated;
 
