@@ -139,6 +139,10 @@ browserTest(
     await dev.page.getByLabel("Description").fill("Keeps the party's hit points in sync");
     await dev.page.getByRole("button", { name: "Create client" }).click();
     const apiKey = await readNewKey(dev.page);
+    await dev.context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    await dev.page.getByRole("button", { name: "Copy key" }).click();
+    await dev.page.getByText("The key is on your clipboard.").waitFor();
+    equal(await dev.page.evaluate("navigator.clipboard.readText()"), apiKey);
     const keyPanel = dev.page.locator("#new-key");
     await dev.page.locator(".card", { hasText: "Party Tracker" }).waitFor();
     await screenshot(dev.page, "02-developer-settings-new-key");

@@ -42,9 +42,11 @@ export async function webRoute(req: Request): Promise<Response | null> {
     return bytes ? respond(req, bytes, "js", 200) : null;
   }
   const file = await resolvePage(url.pathname);
-  if (file) return respond(req, await Deno.readFile(file.url), file.ext, 200);
+  const apiOrigin = new URL((await appConfig(url)).supabaseUrl).origin;
+  if (file) return respond(req, await Deno.readFile(file.url), file.ext, 200, apiOrigin);
   if (wantsHtml(req)) {
-    return respond(req, await Deno.readFile(new URL("404.html", webRoot)), "html", 404);
+    const page = await Deno.readFile(new URL("404.html", webRoot));
+    return respond(req, page, "html", 404, apiOrigin);
   }
   return null;
 }
@@ -133,7 +135,14 @@ function wantsHtml(req: Request): boolean {
   return (req.headers.get("accept") ?? "").includes("text/html");
 }
 
-function respond(req: Request, body: BodyInit, ext: string, status: number): Response {
+/** A response with safe headers; pages may connect only to their own origin and the API's. */
+function respond(
+  req: Request,
+  body: BodyInit,
+  ext: string,
+  status: number,
+  apiOrigin = "",
+): Response {
   const headers: Record<string, string> = {
     "Content-Type": contentTypes[ext] ?? "application/octet-stream",
     "Cache-Control": "no-cache",
@@ -145,7 +154,8 @@ function respond(req: Request, body: BodyInit, ext: string, status: number): Res
     headers["X-Frame-Options"] = "DENY";
     headers["Content-Security-Policy"] =
       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-      "connect-src 'self' https:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+      `connect-src 'self' ${apiOrigin}; frame-ancestors 'none'; base-uri 'none'; ` +
+      "form-action 'self'";
   }
   return new Response(req.method === "HEAD" ? null : body, { status, headers });
 }
