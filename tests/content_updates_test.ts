@@ -1,5 +1,6 @@
 import { deepStrictEqual, equal, match, ok } from "node:assert/strict";
 import { ContentUpdate, ContentUpdateWebhook } from "@shared/content_updates.ts";
+import { ContentType } from "@shared/enums.ts";
 
 /**
  * A stand-in for the moderation bot: records each webhook and answers as told. It listens before
@@ -219,6 +220,14 @@ test("create-content-update refuses proposals that could never apply", async () 
   );
 });
 
+test("every content type of the interface maps to a content table", async () => {
+  const rows = await adminSql<{ type: string; fields: string[] }[]>`
+    select t as type, private.content_update_fields(t) as fields
+    from unnest(${ContentType.options}::text[]) t`;
+  for (const row of rows) ok(row.fields.includes("name"), `${row.type} has writable fields`);
+  equal(rows.length, ContentType.options.length);
+});
+
 test("create-content-update refuses a source the caller cannot read", async () => {
   const owner = await makeUser();
   const stranger = await makeUser();
@@ -301,7 +310,9 @@ test("update-content-update accepts only the service secret", async () => {
     state: "APPROVE",
   });
   equal(anonymous.status, 401);
-  equal(failMessage(await moderate("no-such-message", "APPROVE")), "Content update not found");
+  const unknown = await moderate("no-such-message", "APPROVE");
+  equal(failMessage(unknown), "Content update not found");
+  equal(unknown.headers.get("x-ratelimit-limit"), "600", "the service bucket");
   match(failMessage(await moderate("1", "MAYBE")), /^Invalid value for state/);
 });
 
