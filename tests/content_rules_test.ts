@@ -246,7 +246,10 @@ test("delete-content: every type, owner only; others are refused, missing rows n
   const ownerToken = await freshToken(owner);
   const source = await homebrewSource(owner, { is_published: true });
   const hidden = await homebrewSource(owner, { is_published: false });
-  const samples: Record<Exclude<DeletableType, "content-source">, Record<string, unknown>> = {
+  const samples: Record<
+    Exclude<DeletableType, "content-source" | "encounter">,
+    Record<string, unknown>
+  > = {
     "trait": {},
     "item": {},
     "spell": { rank: 1 },

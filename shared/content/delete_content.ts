@@ -17,6 +17,7 @@ export const DeletableType = z.enum([
   "background",
   "language",
   "content-source",
+  "encounter",
 ]);
 
 /** Body of delete-content. */

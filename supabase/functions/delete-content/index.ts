@@ -20,6 +20,7 @@ const TABLES: Record<DeletableType, string> = {
   "background": "background",
   "language": "language",
   "content-source": "content_source",
+  "encounter": "encounter",
 };
 
 serve(endpoint({
