@@ -44,20 +44,20 @@ export interface RetryOptions {
 /** How to reach the API. */
 export interface RpgClientOptions {
   /** The project's origin; functions are under `/functions/v1` (local: `http://127.0.0.1:54321`). */
-  url?: string;
+  url?: string | undefined;
   /** Bearer: a 36-character API key, a user's access token, or the service secret. */
-  token?: string;
+  token?: string | undefined;
   /** The project's publishable key, sent as `apikey` only (the functions do not need it). */
-  publishableKey?: string;
+  publishableKey?: string | undefined;
   /** An existing supabase-js client instead of `url`/`token` (its session's token is sent). */
-  supabase?: SupabaseClient;
+  supabase?: SupabaseClient | undefined;
   /** The fetch used by supabase-js (default: the global fetch). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /**
    * Opt in to retrying HTTP 429 after `Retry-After` seconds. Safe for every endpoint: the rate
    * limit refuses a request before anything runs. Other statuses are never retried.
    */
-  retry?: boolean | RetryOptions;
+  retry?: boolean | RetryOptions | undefined;
 }
 
 type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`

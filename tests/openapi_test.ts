@@ -7,7 +7,7 @@ import {
   loadEndpointSpecs,
   renderOpenApiDocument,
 } from "../scripts/openapi.ts";
-import { call, type CallResult, makeApiKey, makeUser, server, test } from "./_harness.ts";
+import { call, type CallResult, makeApiKey, makeUser, randomIp, server, test } from "./_harness.ts";
 
 const specs = await loadEndpointSpecs();
 const document = buildOpenApiDocument(specs);
@@ -170,7 +170,7 @@ test("openapi: real success, fail, 401, 413 and 429 responses match the document
     "report-client-error",
     await call("report-client-error", { ...report, extra: "x".repeat(600) }),
   );
-  const ip = "10.250.0.1";
+  const ip = randomIp();
   let limited: CallResult | undefined;
   for (let i = 0; i < 40 && !limited; i++) {
     const res = await call("find-api-client", {}, { ip });
