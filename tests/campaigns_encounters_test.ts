@@ -146,3 +146,29 @@ test("an API key creates and finds its owner's encounters", async () => {
     [created.id],
   );
 });
+
+test("delete-content deletes the caller's own encounter only", async () => {
+  const gm = await makeUser({ tier: 1 });
+  const other = await makeUser({ tier: 1 });
+  const created = await makeEncounter(gm);
+  equal(
+    failMessage(
+      await call("delete-content", { type: "encounter", id: created.id }, {
+        token: other.access_token,
+      }),
+    ),
+    "Content not found",
+  );
+  equal(
+    successData(
+      await call("delete-content", { type: "encounter", id: created.id }, {
+        token: gm.access_token,
+      }),
+    ),
+    true,
+  );
+  deepStrictEqual(
+    successData(await call("find-encounter", { id: created.id }, { token: gm.access_token })),
+    [],
+  );
+});
