@@ -25,8 +25,8 @@ const TSQUERY =
 
 const ALL_TYPES = Object.keys(similarityTables) as SimilarityType[];
 
-/** The document carries no weight labels; rank every match fully, so distances spread over 0..1. */
-const RANK_WEIGHTS = "'{1,1,1,1}'::float4[]";
+/** Weights of the stored document's labels {D, C, B, A}: name (A) counts above description (B). */
+const RANK_WEIGHTS = "'{0.2, 0.4, 0.6, 1.0}'::float4[]";
 
 /** Plain (string, number, boolean) fields of a row as metadata, as a SQL expression. */
 const METADATA = `(
@@ -38,9 +38,9 @@ const METADATA = `(
 /**
  * Similarity on the database the content already lives in, so it needs no other service and is
  * never stale. `name`: trigram distance (1 - similarity, pg_trgm's `<->`), read nearest-first from
- * a GiST index. `content`: English full-text rank over name and description, any query word
- * matching, as distance 1 - rank/(rank + 1). Each table gives its nearest rows, then the union is
- * cut to the overall nearest.
+ * a GiST index. `content`: English full-text rank over the stored `search_vector` (name, then
+ * description; creatures and hazards: name only), any query word matching, as distance
+ * 1 - rank/(rank + 1). Each table gives its nearest rows, then the union is cut to the nearest.
  */
 export class PostgresSimilarity implements SimilarityBackend {
   readonly kind = "postgres";
@@ -102,10 +102,11 @@ export class PostgresSimilarity implements SimilarityBackend {
               order by t.name operator(extensions.<->) $1::text
               limit $3::int)`
           : `(select '${type}'::text as _type, t.id,
-                1 - ts_rank(${RANK_WEIGHTS}, ${spec.document}, ${TSQUERY}, 32)::float8 as distance
+                1 - ts_rank(${RANK_WEIGHTS}, t.search_vector, ${TSQUERY}, 32)::float8 as distance
               from public.${spec.table} t
-              where ${spec.document} @@ ${TSQUERY}${conditions}
-                and 1 - ts_rank(${RANK_WEIGHTS}, ${spec.document}, ${TSQUERY}, 32)::float8 <= $2::float8
+              where t.search_vector @@ ${TSQUERY}${conditions}
+                and 1 - ts_rank(${RANK_WEIGHTS}, t.search_vector, ${TSQUERY}, 32)::float8
+                  <= $2::float8
               order by distance
               limit $3::int)`,
       );
