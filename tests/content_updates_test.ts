@@ -1,11 +1,17 @@
 import { deepStrictEqual, equal, match, ok } from "node:assert/strict";
 import { ContentUpdate, ContentUpdateWebhook } from "@shared/content_updates.ts";
 import { ContentType } from "@shared/enums.ts";
+import {
+  adminSql,
+  call,
+  failMessage,
+  makeApiKey,
+  makeUser,
+  successData,
+  test,
+} from "./_harness.ts";
 
-/**
- * A stand-in for the moderation bot: records each webhook and answers as told. It listens before
- * the service starts, because the service reads CONTENT_UPDATE_WEBHOOK_URL once, at start-up.
- */
+/** A stand-in for the moderation bot: records each webhook and answers as told. */
 class TestBot {
   mode: "answer" | "error" | "slow" = "answer";
   readonly received: { authorization: string | null; body: ContentUpdateWebhook }[] = [];
@@ -38,16 +44,31 @@ class TestBot {
   }
 }
 
+// The server is started once per test process, by whichever test file loads the harness first,
+// and reads its environment once, when it starts (_shared/env.ts). A test therefore cannot set
+// CONTENT_UPDATE_WEBHOOK_URL before start-up; instead each test here points the server's loaded
+// configuration (the same module instance) at the bot on a free port, and restores it after.
+// Loaded only now: the harness has filled the process environment env.ts validates.
+const { env } = await import("../supabase/functions/_shared/env.ts");
 const bot = new TestBot();
-const secret = `test-moderation-secret-${crypto.randomUUID()}`;
-Deno.env.set("CONTENT_UPDATE_WEBHOOK_URL", bot.url);
-Deno.env.set("CONTENT_UPDATE_SECRET", secret);
-const { adminSql, call, failMessage, makeApiKey, makeUser, successData, test } = await import(
-  "./_harness.ts"
-);
-// The service has read its environment; other test modules in this process must not inherit these.
-Deno.env.delete("CONTENT_UPDATE_WEBHOOK_URL");
-Deno.env.delete("CONTENT_UPDATE_SECRET");
+const secret = env.CONTENT_UPDATE_SECRET ?? `test-moderation-secret-${crypto.randomUUID()}`;
+
+/** A test during which the service posts proposals to the test bot and knows `secret`. */
+function botTest(name: string, fn: () => Promise<void>): void {
+  test(name, async () => {
+    const saved = { url: env.CONTENT_UPDATE_WEBHOOK_URL, secret: env.CONTENT_UPDATE_SECRET };
+    env.CONTENT_UPDATE_WEBHOOK_URL = bot.url;
+    env.CONTENT_UPDATE_SECRET = secret;
+    try {
+      await fn();
+    } finally {
+      if (saved.url === undefined) delete env.CONTENT_UPDATE_WEBHOOK_URL;
+      else env.CONTENT_UPDATE_WEBHOOK_URL = saved.url;
+      if (saved.secret === undefined) delete env.CONTENT_UPDATE_SECRET;
+      else env.CONTENT_UPDATE_SECRET = saved.secret;
+    }
+  });
+}
 
 async function makeSource(options: { owner?: string; published?: boolean } = {}): Promise<number> {
   const [row] = await adminSql<{ id: number }[]>`
@@ -97,38 +118,41 @@ async function findOne(token: string, id: number): Promise<ContentUpdate> {
   return ContentUpdate.parse(successData(await call("find-content-update", { id }, { token })));
 }
 
-test("create-content-update stores a PENDING proposal, posts it to the bot, keeps its message id", async () => {
-  const user = await makeUser();
-  const sourceId = await makeSource();
-  const spellId = await makeSpell(sourceId);
-  const before = bot.received.length;
-  const proposal = await propose(user.access_token, {
-    type: "spell",
-    action: "UPDATE",
-    ref_id: spellId,
-    content_source_id: sourceId,
-    data: { description: "A bigger burst of flame" },
-  });
-  equal(proposal.status.state, "PENDING");
-  equal(proposal.user_id, user.user_id);
-  deepStrictEqual([proposal.upvotes, proposal.downvotes], [[], []]);
-  ok(proposal.discord_msg_id, "the bot's message id is stored");
+botTest(
+  "create-content-update stores a PENDING proposal, posts it to the bot, keeps its message id",
+  async () => {
+    const user = await makeUser();
+    const sourceId = await makeSource();
+    const spellId = await makeSpell(sourceId);
+    const before = bot.received.length;
+    const proposal = await propose(user.access_token, {
+      type: "spell",
+      action: "UPDATE",
+      ref_id: spellId,
+      content_source_id: sourceId,
+      data: { description: "A bigger burst of flame" },
+    });
+    equal(proposal.status.state, "PENDING");
+    equal(proposal.user_id, user.user_id);
+    deepStrictEqual([proposal.upvotes, proposal.downvotes], [[], []]);
+    ok(proposal.discord_msg_id, "the bot's message id is stored");
 
-  equal(bot.received.length, before + 1);
-  const hook = bot.received.at(-1);
-  equal(hook?.authorization, `Bearer ${secret}`);
-  equal(hook?.body.submitter.user_id, user.user_id);
-  equal(hook?.body.submitter.display_name, user.email.split("@")[0]);
-  const [source] = await adminSql<{ name: string }[]>`
+    equal(bot.received.length, before + 1);
+    const hook = bot.received.at(-1);
+    equal(hook?.authorization, `Bearer ${secret}`);
+    equal(hook?.body.submitter.user_id, user.user_id);
+    equal(hook?.body.submitter.display_name, user.email.split("@")[0]);
+    const [source] = await adminSql<{ name: string }[]>`
     select name from public.content_source where id = ${sourceId}`;
-  deepStrictEqual(hook?.body.content_source, { id: sourceId, name: source?.name });
-  deepStrictEqual(hook?.body.content_update, { ...proposal, discord_msg_id: null });
+    deepStrictEqual(hook?.body.content_source, { id: sourceId, name: source?.name });
+    deepStrictEqual(hook?.body.content_update, { ...proposal, discord_msg_id: null });
 
-  deepStrictEqual(await findOne(user.access_token, proposal.id), proposal);
-  equal((await spellRow(spellId))?.description, "A burst of flame", "nothing applies yet");
-});
+    deepStrictEqual(await findOne(user.access_token, proposal.id), proposal);
+    equal((await spellRow(spellId))?.description, "A burst of flame", "nothing applies yet");
+  },
+);
 
-test("create-content-update works with an API key", async () => {
+botTest("create-content-update works with an API key", async () => {
   const user = await makeUser();
   const { apiKey } = await makeApiKey(user);
   const sourceId = await makeSource();
@@ -142,7 +166,7 @@ test("create-content-update works with an API key", async () => {
   equal(proposal.ref_id, null);
 });
 
-test("create-content-update refuses proposals that could never apply", async () => {
+botTest("create-content-update refuses proposals that could never apply", async () => {
   const user = await makeUser();
   const token = user.access_token;
   const sourceId = await makeSource();
@@ -228,7 +252,7 @@ test("every content type of the interface maps to a content table", async () => 
   equal(rows.length, ContentType.options.length);
 });
 
-test("create-content-update refuses a source the caller cannot read", async () => {
+botTest("create-content-update refuses a source the caller cannot read", async () => {
   const owner = await makeUser();
   const stranger = await makeUser();
   const privateSource = await makeSource({ owner: owner.user_id, published: false });
@@ -241,7 +265,7 @@ test("create-content-update refuses a source the caller cannot read", async () =
   match(failMessage(res), /You do not have access/);
 });
 
-test("find-content-update requires sign-in, sorts by id and filters", async () => {
+botTest("find-content-update requires sign-in, sorts by id and filters", async () => {
   const alice = await makeUser();
   const bob = await makeUser();
   const sourceId = await makeSource();
@@ -293,7 +317,7 @@ test("find-content-update requires sign-in, sorts by id and filters", async () =
   );
 });
 
-test("update-content-update accepts only the service secret", async () => {
+botTest("update-content-update accepts only the service secret", async () => {
   const user = await makeUser();
   const { apiKey } = await makeApiKey(user);
   const refusals = [
@@ -316,7 +340,7 @@ test("update-content-update accepts only the service secret", async () => {
   match(failMessage(await moderate("1", "MAYBE")), /^Invalid value for state/);
 });
 
-test("update-content-update votes: one per voter, a new vote replaces the old", async () => {
+botTest("update-content-update votes: one per voter, a new vote replaces the old", async () => {
   const user = await makeUser();
   const sourceId = await makeSource();
   const spellId = await makeSpell(sourceId);
@@ -344,32 +368,35 @@ test("update-content-update votes: one per voter, a new vote replaces the old", 
   equal((await spellRow(spellId))?.rank, 3);
 });
 
-test("update-content-update applies 5 concurrent identical APPROVE deliveries once", async () => {
-  const user = await makeUser();
-  const sourceId = await makeSource();
-  const name = `Ember ${crypto.randomUUID().slice(0, 8)}`;
-  const proposal = await propose(user.access_token, {
-    type: "spell",
-    action: "CREATE",
-    content_source_id: sourceId,
-    data: { name, rank: 1, traditions: ["arcane", "primal"] },
-  });
-  const msg = proposal.discord_msg_id ?? "";
-  const answers = await Promise.all(
-    Array.from({ length: 5 }, () => moderate(msg, "APPROVE", "444")),
-  );
-  deepStrictEqual(answers.map((res) => successData(res)), [true, true, true, true, true]);
-  const created = await adminSql<{ id: number; traditions: string[] }[]>`
+botTest(
+  "update-content-update applies 5 concurrent identical APPROVE deliveries once",
+  async () => {
+    const user = await makeUser();
+    const sourceId = await makeSource();
+    const name = `Ember ${crypto.randomUUID().slice(0, 8)}`;
+    const proposal = await propose(user.access_token, {
+      type: "spell",
+      action: "CREATE",
+      content_source_id: sourceId,
+      data: { name, rank: 1, traditions: ["arcane", "primal"] },
+    });
+    const msg = proposal.discord_msg_id ?? "";
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => moderate(msg, "APPROVE", "444")),
+    );
+    deepStrictEqual(answers.map((res) => successData(res)), [true, true, true, true, true]);
+    const created = await adminSql<{ id: number; traditions: string[] }[]>`
     select id, traditions from public.spell where name = ${name}`;
-  equal(created.length, 1, "the spell was created exactly once");
-  deepStrictEqual(created[0]?.traditions, ["arcane", "primal"]);
-  const found = await findOne(user.access_token, proposal.id);
-  equal(found.status.state, "APPROVED");
-  equal(found.ref_id, created[0]?.id, "a created record's id is kept as ref_id");
-  equal(found.status.discord_user_id, "444");
-});
+    equal(created.length, 1, "the spell was created exactly once");
+    deepStrictEqual(created[0]?.traditions, ["arcane", "primal"]);
+    const found = await findOne(user.access_token, proposal.id);
+    equal(found.status.state, "APPROVED");
+    equal(found.ref_id, created[0]?.id, "a created record's id is kept as ref_id");
+    equal(found.status.discord_user_id, "444");
+  },
+);
 
-test("update-content-update APPROVE applies a partial UPDATE and a DELETE", async () => {
+botTest("update-content-update APPROVE applies a partial UPDATE and a DELETE", async () => {
   const user = await makeUser();
   const sourceId = await makeSource();
   const spellId = await makeSpell(sourceId);
@@ -398,7 +425,7 @@ test("update-content-update APPROVE applies a partial UPDATE and a DELETE", asyn
   equal(await spellRow(doomed), null);
 });
 
-test("update-content-update: APPROVED and REJECTED are final", async () => {
+botTest("update-content-update: APPROVED and REJECTED are final", async () => {
   const user = await makeUser();
   const sourceId = await makeSource();
   const spellId = await makeSpell(sourceId);
@@ -419,7 +446,7 @@ test("update-content-update: APPROVED and REJECTED are final", async () => {
   equal((await spellRow(spellId))?.name, "Fireball+");
 });
 
-test("update-content-update: an approval that cannot apply stays PENDING", async () => {
+botTest("update-content-update: an approval that cannot apply stays PENDING", async () => {
   const user = await makeUser();
   const sourceId = await makeSource();
   const proposal = await propose(user.access_token, {
@@ -435,7 +462,7 @@ test("update-content-update: an approval that cannot apply stays PENDING", async
   equal(made.length, 0);
 });
 
-test("update-content-update makes the author a community paragon at 100 approved", async () => {
+botTest("update-content-update makes the author a community paragon at 100 approved", async () => {
   const user = await makeUser();
   const sourceId = await makeSource();
   const spellId = await makeSpell(sourceId);
@@ -458,7 +485,7 @@ test("update-content-update makes the author a community paragon at 100 approved
   equal(await paragon(), true, "100 approved");
 });
 
-test("create-content-update stores the proposal when the bot errors or is slow", async () => {
+botTest("create-content-update stores the proposal when the bot errors or is slow", async () => {
   const user = await makeUser();
   const sourceId = await makeSource();
   const body = { type: "trait", action: "CREATE", content_source_id: sourceId };
@@ -476,18 +503,21 @@ test("create-content-update stores the proposal when the bot errors or is slow",
 });
 
 // Last: the bot stays down afterwards.
-test("create-content-update stores the proposal with no message id while the bot is down", async () => {
-  await bot.stop();
-  const user = await makeUser();
-  const sourceId = await makeSource();
-  const proposal = await propose(user.access_token, {
-    type: "trait",
-    action: "CREATE",
-    content_source_id: sourceId,
-    data: { name: "Offline" },
-  });
-  equal(proposal.discord_msg_id, null);
-  equal(proposal.status.state, "PENDING");
-  const stored = await findOne(user.access_token, proposal.id);
-  equal(stored.discord_msg_id, null);
-});
+botTest(
+  "create-content-update stores the proposal with no message id while the bot is down",
+  async () => {
+    await bot.stop();
+    const user = await makeUser();
+    const sourceId = await makeSource();
+    const proposal = await propose(user.access_token, {
+      type: "trait",
+      action: "CREATE",
+      content_source_id: sourceId,
+      data: { name: "Offline" },
+    });
+    equal(proposal.discord_msg_id, null);
+    equal(proposal.status.state, "PENDING");
+    const stored = await findOne(user.access_token, proposal.id);
+    equal(stored.discord_msg_id, null);
+  },
+);
