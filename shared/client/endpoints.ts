@@ -90,6 +90,12 @@ import {
   UnlockContentSourceBody,
   VersatileHeritage,
 } from "../content.ts";
+import {
+  ContentUpdate,
+  CreateContentUpdateBody,
+  FindContentUpdateBody,
+  UpdateContentUpdateBody,
+} from "../content_updates.ts";
 import { ClientErrorReport } from "../diagnostics.ts";
 import { CreateEncounterBody, Encounter, FindEncounterBody } from "../encounters.ts";
 import {
@@ -105,6 +111,12 @@ import {
   GmRemoveFromGroupBody,
 } from "../gm_groups.ts";
 import { SearchDataBody, SearchDataResult } from "../search.ts";
+import {
+  PopulateCollectionBody,
+  PopulatedCollection,
+  QueryCollectionBody,
+  SimilarityMatch,
+} from "../similarity.ts";
 import { UploadedFile, UploadPublicFileBody } from "../uploads.ts";
 import {
   DeletedUser,
@@ -137,6 +149,7 @@ export const endpoints = {
   "create-class": { body: SaveClassBody, result: Class },
   "create-class-archetype": { body: SaveClassArchetypeBody, result: ClassArchetype },
   "create-content-source": { body: SaveContentSourceBody, result: ContentSource },
+  "create-content-update": { body: CreateContentUpdateBody, result: ContentUpdate },
   "create-creature": { body: SaveCreatureBody, result: Creature },
   "create-encounter": { body: CreateEncounterBody, result: Encounter },
   "create-hazard": { body: SaveHazardBody, result: Hazard },
@@ -159,6 +172,10 @@ export const endpoints = {
   "find-class": { body: FindClassBody, result: FindClassResult },
   "find-class-archetype": { body: FindClassArchetypeBody, result: FindClassArchetypeResult },
   "find-content-source": { body: FindContentSourceBody, result: FindContentSourceResult },
+  "find-content-update": {
+    body: FindContentUpdateBody,
+    result: z.union([ContentUpdate, z.array(ContentUpdate)]).nullable(),
+  },
   "find-creature": { body: FindCreatureBody, result: FindCreatureResult },
   "find-encounter": { body: FindEncounterBody, result: z.array(Encounter) },
   "find-hazard": { body: FindHazardBody, result: FindHazardResult },
@@ -186,8 +203,11 @@ export const endpoints = {
   "search-data": { body: SearchDataBody, result: SearchDataResult },
   "unlock-content-source": { body: UnlockContentSourceBody, result: ContentSource },
   "update-character": { body: UpdateCharacterBody, result: Character },
+  "update-content-update": { body: UpdateContentUpdateBody, result: z.literal(true) },
   "update-user": { body: UpdateUserBody, result: z.literal(true) },
   "upload-public-file": { body: UploadPublicFileBody, result: UploadedFile },
+  "vector-db-populate-collection": { body: PopulateCollectionBody, result: PopulatedCollection },
+  "vector-db-query-collection": { body: QueryCollectionBody, result: z.array(SimilarityMatch) },
 } as const satisfies Record<string, EndpointContract>;
 
 /** The name of an endpoint (its function folder), such as `find-spell`. */
