@@ -1,0 +1,116 @@
+/**
+ * Fault: the database goes away mid-run and comes back. A TCP proxy in this process sits between
+ * a server subprocess and a fresh database on the real Postgres; cutting the proxy is what the
+ * server sees when Postgres is stopped or restarted. Postgres itself is never touched.
+ */
+import { equal, ok } from "node:assert/strict";
+import { createAccount, createApiKeys } from "./support/accounts.ts";
+import { answers, waitFor } from "./support/free_port.ts";
+import { type Answer, post, randomIp } from "./support/http.ts";
+import { ServerProcess } from "./support/server_process.ts";
+import { TcpProxy } from "./support/tcp_proxy.ts";
+import { realPostgresUrl, testDatabase } from "./support/test_database.ts";
+
+// Runs in the real-services run (DATABASE_URL set): the embedded database lives inside the server
+// process, where no proxy can cut it.
+const realUrl = realPostgresUrl();
+const postgresUrl = new URL(realUrl ?? "postgres://postgres@127.0.0.1:5432/postgres");
+const postgresPort = Number(postgresUrl.port || 5432);
+const reachable = realUrl !== null && await answers(postgresPort, postgresUrl.hostname);
+
+/** How long a call may take while the database is gone. */
+const PROMPT_MS = 3_000;
+/** How long the database stays away. */
+const OUTAGE_MS = 8_000;
+
+function assertUnavailable(res: Answer, what: string): void {
+  equal(res.status, 503, `${what}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  equal(res.body.status, "error");
+  equal(res.body.message, "Service temporarily unavailable");
+  equal(Object.keys(res.body).sort().join(","), "message,status", "nothing but status and message");
+  equal(res.headers.get("retry-after"), "5");
+  ok(res.ms < PROMPT_MS, `${what} answered in ${Math.round(res.ms)} ms`);
+}
+
+Deno.test({
+  name:
+    "database: calls answer 503 promptly while Postgres is unreachable, and recover without a restart",
+  ignore: !reachable,
+  async fn() {
+    const database = await testDatabase("postgres");
+    const proxy = TcpProxy.start({ hostname: postgresUrl.hostname, port: postgresPort });
+    const viaProxy = new URL(database.env.DATABASE_URL!);
+    viaProxy.hostname = "127.0.0.1";
+    viaProxy.port = String(proxy.port);
+    const server = await ServerProcess.start({ DATABASE_URL: viaProxy.href });
+    const sql = await database.connect();
+    try {
+      const owner = await createAccount(sql);
+      const apiKey = (await createApiKeys(sql, owner.user_id, 1))[0]!;
+      const calls: [string, () => Promise<Answer>][] = [
+        [
+          "find-api-client (JWT)",
+          () =>
+            post(server.functionsUrl, "find-api-client", {}, {
+              token: owner.token,
+              ip: randomIp(),
+            }),
+        ],
+        [
+          "find-spell (API key)",
+          () =>
+            post(server.functionsUrl, "find-spell", { id: 1 }, { token: apiKey, ip: randomIp() }),
+        ],
+        [
+          "create-api-client (JWT write)",
+          () =>
+            post(server.functionsUrl, "create-api-client", { name: "during outage" }, {
+              token: owner.token,
+            }),
+        ],
+      ];
+      for (const [what, run] of calls) equal((await run()).body.status, "success", what);
+      ok(proxy.connections > 0, "the server's pool holds connections through the proxy");
+
+      // Cut while requests are in flight: each one answers, success or 503, never hangs.
+      const inFlight = Array.from({ length: 12 }, (_, i) => calls[i % calls.length]![1]());
+      await new Promise((r) => setTimeout(r, 5));
+      proxy.cut();
+      for (const res of await Promise.all(inFlight)) {
+        ok(res.status === 200 || res.status === 503, `in flight: HTTP ${res.status}`);
+        ok(res.ms < PROMPT_MS + 1_000, `in flight answered in ${Math.round(res.ms)} ms`);
+      }
+
+      // While it stays down (long enough for reconnect backoff to grow), every kind of call is a
+      // prompt 503 without internals.
+      const outage = Date.now();
+      while (Date.now() - outage < OUTAGE_MS) {
+        for (const [what, run] of calls) assertUnavailable(await run(), what);
+      }
+      const errors = server.logLines().filter((l) => l.event === "unavailable");
+      ok(errors.length >= 9, "each 503 is logged with its request id");
+      ok(!server.logLines().some((l) => l.event === "unhandled"), "no outage error became a 500");
+
+      // Back again: the same server process serves every call.
+      proxy.restore();
+      await waitFor(
+        "the first success after the database returns",
+        async () => (await calls[0]![1]()).body.status === "success",
+        15_000,
+        200,
+      );
+      for (const [what, run] of calls) {
+        const res = await run();
+        equal(res.body.status, "success", `${what} after recovery: ${JSON.stringify(res.body)}`);
+      }
+      const written =
+        await sql`select count(*)::int as n from public.api_client where name = 'during outage'`;
+      ok(written[0]!.n >= 2, "writes reach the database again");
+    } finally {
+      await server.stop();
+      proxy.close();
+      await sql.end();
+      await database.cleanup();
+    }
+  },
+});
