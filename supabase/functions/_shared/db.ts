@@ -10,6 +10,10 @@ export const sql: postgres.Sql = postgres(databaseUrl(), {
   max: env.DATABASE_POOL_SIZE,
   idle_timeout: 30,
   connect_timeout: 5,
+  // postgres.js waits up to 20 s between reconnect attempts after repeated failures, and queued
+  // queries wait with it; capped at half a second, a call fails fast (503) while the database is
+  // down and the pool reconnects within a moment of it returning.
+  backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
   onnotice: () => {},
   connection: { application_name: "rpg-builder-api", TimeZone: "UTC" },
   types: {
