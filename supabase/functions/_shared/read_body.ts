@@ -14,7 +14,10 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<st
   let total = 0;
   try {
     while (true) {
-      const { done, value } = await reader.read();
+      const { done, value } = await reader.read().catch(() => {
+        // The client went away mid-upload: its fault, not the server's.
+        throw new Fail("Invalid request body: the body could not be read to its end", 400);
+      });
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) {
