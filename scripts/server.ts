@@ -25,6 +25,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** How long close() waits for in-flight requests before shutting down regardless. */
+const DRAIN_TIMEOUT_MS = 25_000;
+
+/** The answer to a request that arrives while the server is shutting down. */
+function shuttingDown(): Response {
+  return Response.json({ status: "error", message: "Service is shutting down" }, {
+    status: 503,
+    headers: { "Retry-After": "5", Connection: "close" },
+  });
+}
+
 /** Names of the function folders (hyphenated, no leading underscore) that have an index.ts. */
 export async function listFunctionNames(): Promise<string[]> {
   const names: string[] = [];
@@ -72,11 +83,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     handlers.set(name, await loadFunction(new URL(`${name}/index.ts`, functionsDir)));
   }
 
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: options.port,
-    onListen: () => {},
-  }, async (req, info) => {
+  const route = async (req: Request, info: Deno.ServeHandlerInfo): Promise<Response> => {
     const path = new URL(req.url).pathname;
     const match = /^\/functions\/v1\/([a-z0-9-]+)\/?$/.exec(path);
     if (match?.[1]) {
@@ -90,6 +97,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       );
     }
     return await appRoutes(req);
+  };
+  // Deno's shutdown() waits for running handlers but cuts request bodies still being uploaded, so
+  // close() first lets in-flight requests finish while new ones are turned away.
+  let inFlight = 0;
+  let draining = false;
+  let drained: (() => void) | null = null;
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: options.port,
+    onListen: () => {},
+  }, async (req, info) => {
+    if (draining) return shuttingDown();
+    inFlight++;
+    try {
+      return await route(req, info);
+    } finally {
+      if (--inFlight === 0) drained?.();
+    }
   });
   const origin = `http://127.0.0.1:${server.addr.port}`;
   if (!Deno.env.get("APP_URL")) Deno.env.set("APP_URL", origin);
@@ -99,6 +124,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     database,
     functionNames,
     async close() {
+      draining = true;
+      if (inFlight > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          timer = setTimeout(resolve, DRAIN_TIMEOUT_MS);
+        });
+        clearTimeout(timer);
+      }
       await server.shutdown();
       await sql.end({ timeout: 5 });
       await database.close();
