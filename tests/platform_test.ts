@@ -228,3 +228,19 @@ test("a user cannot raise their own supporter tier or admin flag, even directly 
     await adminSql`select supporter_tier, is_admin from public.public_user where user_id = ${user.user_id}`;
   deepStrictEqual({ ...row }, { supporter_tier: 0, is_admin: false });
 });
+
+test("a GAME-MASTER group member passes the tier-2 cap on new homebrew sources", async () => {
+  const gm = await makeUser({ tier: 4 });
+  const member = await makeUser();
+  const refused = await call("create-content-source", { name: "Before joining" }, {
+    token: member.access_token,
+  });
+  equal(refused.body.data.required_tier, 2);
+  await adminSql`insert into public.gm_group (gm_user_id, access_code) values (${gm.user_id}, 'abc123')`;
+  await adminSql`insert into public.gm_group_member (gm_user_id, user_id)
+                 values (${gm.user_id}, ${member.user_id})`;
+  const created = successData(
+    await call("create-content-source", { name: "After joining" }, { token: member.access_token }),
+  );
+  equal(created.user_id, member.user_id);
+});
