@@ -1,0 +1,256 @@
+/**
+ * The load benchmark (`deno task bench`): a server subprocess on real Postgres (a fresh database)
+ * and Redis, driven by closed-loop workers at fixed concurrency, next to the same SELECT issued
+ * directly through postgres.js. Prints requests/s, latency percentiles, errors, the server's
+ * memory, and the API/raw ratio. `--smoke` is a short run for CI; `--soak` adds a 2-minute run
+ * that watches the server's resident memory.
+ *
+ * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
+ * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379;
+ * keys go under a fresh prefix).
+ */
+import postgres from "postgres";
+import { parseArgs } from "node:util";
+import { createAccount, createApiKeys, tokenFor } from "../../tests/support/accounts.ts";
+import { freshDatabase } from "../../tests/support/fresh_database.ts";
+import { ServerProcess } from "../../tests/support/server_process.ts";
+import { selectList } from "../../supabase/functions/_shared/content/find_content.ts";
+import { spellTable } from "../../supabase/functions/_shared/content/tables.ts";
+import { type LoadResult, runLoad, type Shot } from "./run_load.ts";
+import { TokenPool } from "./token_pool.ts";
+
+const { values: args } = parseArgs({
+  args: Deno.args,
+  options: {
+    smoke: { type: "boolean", default: false },
+    soak: { type: "boolean", default: false },
+    seconds: { type: "string" },
+    "soak-seconds": { type: "string", default: "120" },
+    concurrency: { type: "string", default: "1,16,64" },
+  },
+});
+const seconds = Number(args.seconds ?? (args.smoke ? 2 : 10));
+const levels = args.concurrency.split(",").map(Number);
+const soakSeconds = Number(args["soak-seconds"]);
+/** Connections in the server's pool and in the raw client's: the same for a fair comparison. */
+const POOL_SIZE = 10;
+const API_KEY_LIMIT = 120;
+const JWT_LIMIT = 240;
+/** API keys made up front: enough for ~3,000 requests/s with every key resting between uses. */
+const API_KEYS = args.smoke ? 400 : 3_500;
+
+const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
+
+const database = await freshDatabase(databaseUrl, "rpgbench");
+const server = await ServerProcess.start({
+  DATABASE_URL: database.url,
+  REDIS_URL: redisUrl,
+  DATABASE_POOL_SIZE: String(POOL_SIZE),
+  // One log line per request would be read back by this process, on the same two cores.
+  LOG_LEVEL: "silent",
+});
+const sql = postgres(database.url, { max: POOL_SIZE, onnotice: () => {} });
+let peakRssKb = 0;
+const sampler = setInterval(async () => {
+  peakRssKb = Math.max(peakRssKb, (await server.memory().catch(() => ({ rssKb: 0 }))).rssKb);
+}, 500);
+
+try {
+  const startRss = (await server.memory()).rssKb;
+  const account = await createAccount(sql, 2);
+  const apiKeys = new TokenPool(
+    await createApiKeys(sql, account.user_id, API_KEYS),
+    API_KEY_LIMIT - 10,
+  );
+  const jwts = new TokenPool([], JWT_LIMIT - 10, () => tokenFor(account));
+  const [spell] = await sql<{ id: number }[]>`
+    select t.id from public.spell t join public.content_source s on s.id = t.content_source_id
+    where s.user_id is null and s.is_published order by t.id limit 1`;
+  if (!spell) throw new Error("The seed holds no official spell to find");
+  const spellId = Number(spell.id);
+  const characterIds: number[] = [];
+  for (let i = 0; i < 64; i++) {
+    const res = await call("create-character", { name: `bench ${i}` }, await jwts.next());
+    if (res !== true && typeof res !== "string") characterIds.push(res.id);
+  }
+  if (characterIds.length < 64) throw new Error("Could not create the characters to update");
+
+  const rawQuery = `select ${selectList(spellTable)} from public.spell t
+    where t.id = any($1::bigint[]) order by t.name, t.id limit 5000`;
+  const scenarios: [string, Shot][] = [
+    [
+      "find-spell by id, API key",
+      async () => ok(await call("find-spell", { id: spellId }, await apiKeys.next())),
+    ],
+    ["raw SELECT (postgres.js)", async () => {
+      const rows = await sql.unsafe(rawQuery, [[spellId]] as never[]);
+      return rows.length === 1 || `raw select returned ${rows.length} rows`;
+    }],
+    [
+      "find-spell by id, JWT",
+      async () => ok(await call("find-spell", { id: spellId }, await jwts.next())),
+    ],
+    [
+      "create-character",
+      async () => ok(await call("create-character", { name: "load" }, await jwts.next())),
+    ],
+    ["update-character", async () => {
+      const id = characterIds[Math.floor(Math.random() * characterIds.length)];
+      return ok(
+        await call(
+          "update-character",
+          { id, hp_current: Math.floor(Math.random() * 100) },
+          await jwts.next(),
+        ),
+      );
+    }],
+    [
+      "search-data (simple)",
+      async () => ok(await call("search-data", { text: "spark" }, await jwts.next())),
+    ],
+  ];
+
+  const results: LoadResult[] = [];
+  for (const concurrency of levels) {
+    for (const [label, shot] of scenarios) {
+      const result = await runLoad(label, concurrency, seconds, shot);
+      results.push(result);
+      console.error(line(result));
+    }
+  }
+  const endRss = (await server.memory()).rssKb;
+
+  let soak: { samples: number[]; result: LoadResult } | null = null;
+  if (args.soak) {
+    const samples: number[] = [];
+    const watch = setInterval(async () => samples.push((await server.memory()).rssKb), 5_000);
+    const result = await runLoad(
+      "soak: find-spell by id, API key",
+      64,
+      soakSeconds,
+      scenarios[0]![1],
+    );
+    clearInterval(watch);
+    soak = { samples, result };
+    console.error(line(result));
+  }
+  const { peakRssKb: vmPeak } = await server.memory();
+  report(results, { startRss, endRss, peakRss: Math.max(peakRssKb, vmPeak) }, soak, apiKeys.waits);
+} finally {
+  clearInterval(sampler);
+  await sql.end();
+  await server.stop();
+  await database.drop();
+}
+
+/** POSTs to a function; returns the success data, or a description of what came instead. */
+async function call(
+  fn: string,
+  body: unknown,
+  token: string,
+): Promise<{ id: number } | string | true> {
+  const res = await fetch(`${server.functionsUrl}/${fn}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== 200) return `HTTP ${res.status}: ${text.slice(0, 200)}`;
+  const parsed = JSON.parse(text);
+  if (parsed.status !== "success") return `${parsed.status}: ${text.slice(0, 200)}`;
+  return parsed.data && typeof parsed.data.id === "number" ? parsed.data : true;
+}
+
+function ok(outcome: { id: number } | string | true): true | string {
+  return typeof outcome === "string" ? outcome : true;
+}
+
+function line(r: LoadResult): string {
+  return `${r.label.padEnd(28)} c=${String(r.concurrency).padStart(2)} ` +
+    `${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50)}  p95 ${ms(r.p95)}  p99 ${
+      ms(r.p99)
+    }  ` +
+    `max ${ms(r.max)}  errors ${r.errors}/${r.requests}` +
+    (r.samples.length > 0 ? `  e.g. ${r.samples[0]}` : "");
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(1)} ms`.padStart(9);
+}
+
+function report(
+  results: LoadResult[],
+  memory: { startRss: number; endRss: number; peakRss: number },
+  soak: { samples: number[]; result: LoadResult } | null,
+  keyWaits: number,
+): void {
+  const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
+  const out: string[] = [];
+  out.push(
+    `Load benchmark: ${seconds} s per run${args.smoke ? " (smoke)" : ""}, ` +
+      `server pool ${POOL_SIZE}, ${navigator.hardwareConcurrency} CPUs, Deno ${Deno.version.deno}`,
+  );
+  out.push("");
+  out.push("| Scenario | Concurrency | req/s | p50 ms | p95 ms | p99 ms | max ms | errors |");
+  out.push("|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const r of results) {
+    out.push(
+      `| ${r.label} | ${r.concurrency} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ` +
+        `${r.p95.toFixed(1)} | ${r.p99.toFixed(1)} | ${
+          r.max.toFixed(1)
+        } | ${r.errors}/${r.requests} |`,
+    );
+  }
+  out.push("");
+  const targets: [string, boolean][] = [];
+  for (const concurrency of levels) {
+    const api = results.find((r) => r.concurrency === concurrency && r.label.includes("API key"));
+    const raw = results.find((r) => r.concurrency === concurrency && r.label.startsWith("raw"));
+    if (!api || !raw) continue;
+    const ratio = api.rps / raw.rps;
+    out.push(
+      `API/raw at c=${concurrency}: ${(ratio * 100).toFixed(0)}% ` +
+        `(${api.rps.toFixed(0)} / ${raw.rps.toFixed(0)} req/s)`,
+    );
+    if (concurrency === 64) {
+      targets.push(["find-spell by API key at c=64 reaches 35% of the raw rate", ratio >= 0.35]);
+      targets.push(["find-spell by API key at c=64 has zero errors", api.errors === 0]);
+    }
+  }
+  const slowest = Math.max(...results.filter((r) => !r.label.startsWith("raw")).map((r) => r.max));
+  targets.push([`no request above 1 s (slowest ${slowest.toFixed(0)} ms)`, slowest <= 1_000]);
+  const errors = results.reduce((n, r) => n + r.errors, 0);
+  targets.push([`no errors in any run (${errors})`, errors === 0]);
+  out.push(
+    `Server RSS: ${mb(memory.startRss)} idle, ${mb(memory.endRss)} after the runs, ` +
+      `peak ${mb(memory.peakRss)}`,
+  );
+  if (keyWaits > 0) out.push(`(the load generator waited for a rested API key ${keyWaits} times)`);
+  if (soak) {
+    const settled = soak.samples.slice(Math.min(4, soak.samples.length - 1));
+    const first = settled[0] ?? 0;
+    const growth = ((settled.at(-1) ?? first) - first) / first;
+    const spread = (Math.max(...settled) - Math.min(...settled)) / first;
+    out.push(
+      `Soak ${soakSeconds} s at c=64: ${soak.result.rps.toFixed(0)} req/s, ` +
+        `errors ${soak.result.errors}/${soak.result.requests}, p99 ${
+          soak.result.p99.toFixed(1)
+        } ms, ` +
+        `max ${soak.result.max.toFixed(0)} ms; RSS every 5 s (MB): ` +
+        soak.samples.map((kb) => (kb / 1024).toFixed(0)).join(" "),
+    );
+    out.push(
+      `RSS after the first 20 s: ${mb(first)} → ${mb(settled.at(-1) ?? first)} ` +
+        `(${(growth * 100).toFixed(1)}%, spread ${(spread * 100).toFixed(1)}%)`,
+    );
+    targets.push(["RSS flat within 10% over the soak", Math.abs(growth) <= 0.1 && spread <= 0.1]);
+    targets.push(["no errors in the soak", soak.result.errors === 0]);
+  }
+  out.push("");
+  for (const [what, met] of targets) out.push(`${met ? "MET " : "MISSED"}  ${what}`);
+  console.log(out.join("\n"));
+  // The smoke run fails only on errors; timing targets depend on the machine's load.
+  const failed = args.smoke ? errors > 0 : targets.some(([, met]) => !met);
+  if (failed) Deno.exitCode = 1;
+}
