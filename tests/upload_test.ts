@@ -1,14 +1,42 @@
 import { deepStrictEqual, equal, match, ok } from "node:assert/strict";
 
-// Uploaded files go to a throwaway folder: the server of this test process has no data folder.
-// Set before the harness loads, since the server reads its environment when it starts.
+// Uploaded files go to a throwaway folder when this file runs alone: set before the harness starts
+// the server, which reads its environment once. When all test files run in one module
+// (all_test.ts) the server may already be up; files then go to its folder, and the folders of the
+// users made here are removed at the end either way.
 const storageDir = await Deno.makeTempDir({ prefix: "rpg-storage-test-" });
 Deno.env.set("STORAGE_DIR", storageDir);
 Deno.env.set("STORAGE_BACKEND", "local");
-globalThis.addEventListener("unload", () => Deno.removeSync(storageDir, { recursive: true }));
 const { adminSql, call, failMessage, makeApiKey, makeUser, server, successData, test } =
   await import("./_harness.ts");
 const { MAX_UPLOAD_BYTES } = await import("@shared/uploads.ts");
+const { localStorageRoot } = await import(
+  "../supabase/functions/_shared/storage/local_store.ts"
+);
+const root = localStorageRoot();
+const uploaders: string[] = [];
+function removeIfPresent(path: string): void {
+  try {
+    Deno.removeSync(path, { recursive: true });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+}
+globalThis.addEventListener("unload", () => {
+  for (const userId of uploaders) {
+    for (const bucket of ["portraits", "backgrounds"]) {
+      removeIfPresent(`${root}/${bucket}/${userId}`);
+    }
+  }
+  removeIfPresent(storageDir);
+});
+
+/** A user whose uploaded files are removed when the tests end. */
+async function uploader(tier: number) {
+  const user = await makeUser({ tier });
+  uploaders.push(user.user_id);
+  return user;
+}
 
 const SIGNATURES = {
   png: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
@@ -29,7 +57,7 @@ async function fetchUrl(url: string, method = "GET"): Promise<Response> {
 }
 
 test("upload-public-file stores an image and the returned URL serves the same bytes", async () => {
-  const user = await makeUser({ tier: 1 });
+  const user = await uploader(1);
   for (
     const [format, type, contentType] of [
       ["png", "png", "image/png"],
@@ -57,7 +85,7 @@ test("upload-public-file stores an image and the returned URL serves the same by
 });
 
 test("upload-public-file names files by content hash: the same image is stored once", async () => {
-  const user = await makeUser({ tier: 3 });
+  const user = await uploader(3);
   const data = image("png").toBase64();
   const body = { data, category: "backgrounds", type: "png" };
   const first = successData(await call("upload-public-file", body, { token: user.access_token }));
@@ -69,12 +97,12 @@ test("upload-public-file names files by content hash: the same image is stored o
     from public.uploaded_file where user_id = ${user.user_id}`;
   deepStrictEqual({ ...row }, { n: 1, size: 256 });
   const files = [];
-  for await (const f of Deno.readDir(`${storageDir}/backgrounds/${user.user_id}`)) files.push(f);
+  for await (const f of Deno.readDir(`${root}/backgrounds/${user.user_id}`)) files.push(f);
   equal(files.length, 1);
 });
 
 test("upload-public-file refuses bytes whose magic number does not match the type", async () => {
-  const user = await makeUser({ tier: 1 });
+  const user = await uploader(1);
   const script = new TextEncoder().encode("<script>alert(document.cookie)</script>");
   const cases: [Uint8Array<ArrayBuffer>, string, string][] = [
     [script, "png", "Invalid value for data: the file is not a PNG image"],
@@ -99,7 +127,7 @@ test("upload-public-file refuses bytes whose magic number does not match the typ
 });
 
 test("upload-public-file refuses invalid base64, unknown categories and types", async () => {
-  const user = await makeUser({ tier: 1 });
+  const user = await uploader(1);
   const token = user.access_token;
   const data = image("png").toBase64();
   const cases: [unknown, RegExp][] = [
@@ -137,7 +165,7 @@ test("upload-public-file needs supporter tier 1 or higher", async () => {
   const res = await call("upload-public-file", body, { token: free.access_token });
   equal(failMessage(res), "User does not have access");
   equal(res.body.data.required_tier, 1);
-  const paragon = await makeUser({ tier: 0 });
+  const paragon = await uploader(0);
   await adminSql`update public.public_user set is_community_paragon = true
     where user_id = ${paragon.user_id}`;
   ok(successData(await call("upload-public-file", body, { token: paragon.access_token })).url);
@@ -145,7 +173,7 @@ test("upload-public-file needs supporter tier 1 or higher", async () => {
 });
 
 test("upload-public-file caps the file at 2 MiB: an oversize body is 413 before decoding", async () => {
-  const user = await makeUser({ tier: 1 });
+  const user = await uploader(1);
   const token = user.access_token;
   const exact = image("png", MAX_UPLOAD_BYTES);
   ok(
@@ -183,7 +211,7 @@ test("upload-public-file caps the file at 2 MiB: an oversize body is 413 before 
 });
 
 test("the storage route serves only names uploads are given, so no path can leave the folder", async () => {
-  const user = await makeUser({ tier: 1 });
+  const user = await uploader(1);
   const { url } = successData(
     await call("upload-public-file", {
       data: image("png").toBase64(),
@@ -195,7 +223,8 @@ test("the storage route serves only names uploads are given, so no path can leav
   equal(head.status, 200);
   equal(head.headers.get("content-type"), "image/png");
   await head.body?.cancel();
-  await Deno.writeTextFile(`${storageDir}/secret.txt`, "secret");
+  await Deno.mkdir(root, { recursive: true });
+  await Deno.writeTextFile(`${root}/secret.txt`, "secret");
   const base = `${server.appUrl}/storage/v1/object/public`;
   const path = new URL(url).pathname.split("/").slice(-2).join("/");
   for (
@@ -218,4 +247,5 @@ test("the storage route serves only names uploads are given, so no path can leav
   const post = await fetch(url, { method: "POST" });
   equal(post.status, 405);
   await post.body?.cancel();
+  await Deno.remove(`${root}/secret.txt`);
 });
