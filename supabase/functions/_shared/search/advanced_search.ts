@@ -125,18 +125,35 @@ const SPELL_KINDS = {
   NORMAL: `not ${IS_FOCUS} and not ${IS_RITUAL}`,
 } as const;
 
-/** The conditions of one text filter on one column. */
-function containsConditions(column: string, text: string, params: SqlParams): string[] {
+/**
+ * The conditions of one text filter on one column. The wanted patterns first narrow the rows to
+ * ids from private.search_matching_ids, which can use the column's trigram index (row-level
+ * security keeps a direct ILIKE from using it); the same patterns are then checked again on the
+ * rows read as the caller, together with the exclusions.
+ */
+function containsConditions(
+  table: SearchTable,
+  column: string,
+  text: string,
+  params: SqlParams,
+): string[] {
   const filter = parseContainsFilter(text);
   if (!filter) return [];
-  const conditions = filter.all.map((p) => `${column} ilike ${params.bind(p, "text")}`);
+  const conditions: string[] = [];
+  if (filter.all.length > 0 || filter.any.length > 0) {
+    conditions.push(`t.id in (select private.search_matching_ids(
+      ${params.bind(table.table, "text")}, ${params.bind(column, "text")},
+      ${params.bind(filter.all, "text[]")}, ${params.bind(filter.any, "text[]")}))`);
+  }
+  const ref = `t.${ident(column)}`;
+  conditions.push(...filter.all.map((p) => `${ref} ilike ${params.bind(p, "text")}`));
   if (filter.any.length > 0) {
-    const any = filter.any.map((p) => `${column} ilike ${params.bind(p, "text")}`);
+    const any = filter.any.map((p) => `${ref} ilike ${params.bind(p, "text")}`);
     conditions.push(`(${any.join(" or ")})`);
   }
   // A null column contains nothing, so an exclusion keeps it.
   for (const p of filter.none) {
-    conditions.push(`not coalesce(${column} ilike ${params.bind(p, "text")}, false)`);
+    conditions.push(`not coalesce(${ref} ilike ${params.bind(p, "text")}, false)`);
   }
   return conditions;
 }
@@ -152,7 +169,7 @@ function conditionsFor(table: SearchTable, body: SearchDataBody, params: SqlPara
   for (const [key, tables] of Object.entries(TEXT_FILTERS) as [TextKey, readonly string[]][]) {
     const value = body[key];
     if (present(value) && applies(tables)) {
-      where.push(...containsConditions(`t.${ident(key)}`, value, params));
+      where.push(...containsConditions(table, key, value, params));
     }
   }
   for (
@@ -190,27 +207,42 @@ function conditionsFor(table: SearchTable, body: SearchDataBody, params: SqlPara
   return where;
 }
 
+/** One advanced-mode statement: the table it reads, its text and its bound values. */
+export interface AdvancedStatement {
+  table: SearchTable;
+  text: string;
+  values: unknown[];
+}
+
 /**
- * Advanced mode: the exact filters of the body on the one table `type` names, in one statement.
- * Filters the table has no column for are ignored. Full rows, spells by rank and leveled content by
- * level, then name and id, at most ADVANCED_LIMIT. No `type` (or `content-source`): every bucket
- * empty.
+ * Builds advanced mode's one statement: the exact filters of the body on the one table `type`
+ * names; filters the table has no column for are ignored. Full rows, spells by rank and leveled
+ * content by level, then name and id, at most ADVANCED_LIMIT. Null when `type` names no table
+ * (absent, or `content-source`).
  */
-export async function advancedSearch(tx: Tx, body: SearchDataBody): Promise<AdvancedResult> {
-  const result: AdvancedResult = emptyResult();
+export function advancedStatement(body: SearchDataBody): AdvancedStatement | null {
   const table = SEARCH_TABLES.find((t) => t.type !== null && t.type === body.type);
-  if (!table) return result;
+  if (!table) return null;
   const params = new SqlParams();
   const where = conditionsFor(table, body, params);
   const columns = Object.keys(table.resource.shape).map((c) => `t.${ident(c)}`).join(", ");
   const order = [table.order ? `t.${ident(table.order)}` : null, "t.name", "t.id"]
     .filter((c) => c !== null).join(", ");
-  const rows = await tx.unsafe(
-    `select ${columns} from public.${ident(table.table)} t
+  return {
+    table,
+    text: `select ${columns} from public.${ident(table.table)} t
      where ${where.join(" and ")}
      order by ${order}
      limit ${ADVANCED_LIMIT}`,
-    params.values as never[],
-  );
-  return { ...result, [table.bucket]: rows };
+    values: params.values,
+  };
+}
+
+/** Advanced mode: every bucket present, the `type` bucket filled by one statement. */
+export async function advancedSearch(tx: Tx, body: SearchDataBody): Promise<AdvancedResult> {
+  const result: AdvancedResult = emptyResult();
+  const statement = advancedStatement(body);
+  if (!statement) return result;
+  const rows = await tx.unsafe(statement.text, statement.values as never[]);
+  return { ...result, [statement.table.bucket]: rows };
 }

@@ -7,7 +7,7 @@ import {
 } from "@shared/search.ts";
 import type { Tx } from "../db.ts";
 import { escapeLike, parseSimpleQuery } from "./query_syntax.ts";
-import { ident, SEARCH_TABLES, SqlParams, visibleSources } from "./search_tables.ts";
+import { ident, SEARCH_TABLES, SqlParams } from "./search_tables.ts";
 
 /** Shortest search text (after trimming) that is searched at all. */
 export const SIMPLE_MIN_LENGTH = 2;
@@ -29,56 +29,53 @@ export interface SimpleSearchInput {
   limit?: number | null | undefined;
 }
 
+/** Simple mode's one statement: its text and bound values. */
+export interface SimpleStatement {
+  text: string;
+  values: unknown[];
+}
+
 /**
- * Simple mode: every content table in one statement. A row matches when its full-text document
- * (name and description, English stemming) matches every wanted term, or its name is similar to
- * the wanted text (trigram similarity, which tolerates typos), or its name starts with that text;
- * rows containing an excluded term never match. Each table's rows are ranked: exact name, then
- * name prefix, then the sum of name similarity and text rank; then name and id.
+ * Builds simple mode's one statement. private.search_ranked_ids (see its migration) picks and
+ * ranks the best rows of every content table with the indexes: a row matches when its full-text
+ * document (name and description, English stemming) matches every wanted term, or its name is
+ * similar to the wanted text (trigram similarity, which tolerates typos), or its name starts with
+ * that text; rows containing an excluded term never match; ranked by exact name, then name prefix,
+ * then name similarity plus text rank, then name and id. The rows themselves are then read by id
+ * as the caller, so the read policies decide what comes back. Null when the text is too short or
+ * holds nothing to search for.
  */
-export async function simpleSearch(tx: Tx, input: SimpleSearchInput): Promise<SimpleResult> {
+export function simpleStatement(input: SimpleSearchInput): SimpleStatement | null {
   const text = (input.text ?? "").trim();
-  if (text.length < SIMPLE_MIN_LENGTH) return emptyResult();
+  if (text.length < SIMPLE_MIN_LENGTH) return null;
   const query = parseSimpleQuery(text);
-  if (query.nameText === "" && query.tsquery === "") return emptyResult();
-
+  if (query.nameText === "" && query.tsquery === "") return null;
   const params = new SqlParams();
-  const visible = visibleSources(input.content_sources, params);
-  const limit = params.bind(input.limit ?? SIMPLE_DEFAULT_LIMIT, "int");
-  const matches: string[] = [];
-  let tier = "2";
-  let score = "0";
-  if (query.nameText !== "") {
-    const name = params.bind(query.nameText, "text");
-    const prefix = params.bind(`${escapeLike(query.nameText)}%`, "text");
-    matches.push(`t.name operator(extensions.%) ${name}`, `t.name ilike ${prefix}`);
-    tier = `case when lower(t.name) = lower(${name}) then 0 when t.name ilike ${prefix} then 1
-      else 2 end`;
-    score = `extensions.similarity(t.name, ${name})`;
-  }
-  if (query.tsquery !== "") {
-    const tsquery = `to_tsquery('english'::regconfig, ${params.bind(query.tsquery, "text")})`;
-    matches.push(`t.search_vector @@ ${tsquery}`);
-    score = `${score} + ts_rank(t.search_vector, ${tsquery})`;
-  }
-  const excluded = query.excluded === ""
-    ? "true"
-    : `not (t.search_vector @@ to_tsquery('english'::regconfig, ${
-      params.bind(query.excluded, "text")
-    }))`;
-
+  const name = query.nameText === "" ? null : query.nameText;
+  const ranked = `private.search_ranked_ids(
+    ${params.bind(name, "text")},
+    ${params.bind(name === null ? null : `${escapeLike(name)}%`, "text")},
+    ${params.bind(query.tsquery === "" ? null : query.tsquery, "text")},
+    ${params.bind(query.excluded === "" ? null : query.excluded, "text")},
+    ${params.bind(input.content_sources ?? [], "bigint[]")},
+    ${params.bind(input.limit ?? SIMPLE_DEFAULT_LIMIT, "int")})`;
   const columns = SEARCH_TABLES.map((table) => {
     const hit = table.summary.map((c) => `'${c}', t.${ident(c)}`).join(", ");
-    return `(select coalesce(jsonb_agg(h.hit order by h.tier, h.score desc, h.name, h.id),
-        '[]'::jsonb)
-      from (
-        select jsonb_build_object(${hit}) as hit, ${tier} as tier, ${score} as score, t.name, t.id
-        from public.${ident(table.table)} t
-        where ${visible("t")} and (${matches.join(" or ")}) and ${excluded}
-        order by tier, score desc, t.name, t.id
-        limit ${limit}
-      ) h) as ${ident(table.bucket)}`;
+    return `(select coalesce(jsonb_agg(jsonb_build_object(${hit}) order by h.ord), '[]'::jsonb)
+      from hits h join public.${ident(table.table)} t on t.id = h.id
+      where h.bucket = '${table.bucket}') as ${ident(table.bucket)}`;
   });
-  const [row] = await tx.unsafe(`select ${columns.join(",\n")}`, params.values as never[]);
+  return {
+    text: `with hits as materialized (select h.bucket, h.id, h.ord from ${ranked} h)
+      select ${columns.join(",\n")}`,
+    values: params.values,
+  };
+}
+
+/** Simple mode: every bucket present, all filled by one statement. */
+export async function simpleSearch(tx: Tx, input: SimpleSearchInput): Promise<SimpleResult> {
+  const statement = simpleStatement(input);
+  if (!statement) return emptyResult();
+  const [row] = await tx.unsafe(statement.text, statement.values as never[]);
   return row as unknown as SimpleResult;
 }
