@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import { env } from "./env.ts";
@@ -124,7 +125,7 @@ export function rateLimitHeaders(result: WindowResult): Record<string, string> {
 }
 
 /** Hex SHA-256 of a string. */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+export function sha256Hex(text: string): Promise<string> {
+  // Synchronous hashing: WebCrypto's async digest costs a thread hop per call, on every request.
+  return Promise.resolve(createHash("sha256").update(text).digest("hex"));
 }
