@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type Claims, mintUserToken, verifyAccessToken } from "./auth/jwt.ts";
+import { type Claims, userTokenClaims, verifyAccessToken } from "./auth/jwt.ts";
 import { type Bearer, classifyBearer } from "./auth/classify_bearer.ts";
 import { lookupApiKey, lookupCharacterGrant } from "./credential_lookups.ts";
 import { type Acting, type Tx, withRole } from "./db.ts";
@@ -261,7 +261,7 @@ async function identify(bearer: Bearer, verified: Claims | Fail | null): Promise
       });
       if (!key) throw new Fail("Invalid API Key", 401);
       if (key.clientId === null) throw new Fail("Invalid API Key, no client found", 401);
-      const { claims } = await mintUserToken(key.userId, { api_client_id: key.clientId });
+      const claims = userTokenClaims(key.userId, { api_client_id: key.clientId });
       return { kind: "user", via: "api_key", userId: key.userId, claims, clientId: key.clientId };
     }
     case "jwt":
@@ -303,7 +303,7 @@ async function actingFor(
     throw mapDatabaseError(e);
   });
   if (!owner) throw new Fail("You do not have access to this character", 403);
-  const { claims } = await mintUserToken(owner, { api_client_id: caller.clientId });
+  const claims = userTokenClaims(owner, { api_client_id: caller.clientId });
   const asOwner: Caller = { ...caller, userId: owner, claims };
   return { acting: { role: "authenticated", claims }, caller: asOwner, checkUserExists: false };
 }

@@ -56,13 +56,16 @@ export async function verifyAccessToken(token: string): Promise<Claims> {
   return claims.data;
 }
 
-/** Mints the short-lived user token an API-key request runs under, and returns its claims. */
-export async function mintUserToken(
+/**
+ * The claims of the short-lived user token an API-key request runs under. Requests need only the
+ * claims (they go into `request.jwt.claims`), so nothing is signed on the request path.
+ */
+export function userTokenClaims(
   userId: string,
   extra: { api_client_id: number },
-): Promise<{ token: string; claims: Claims }> {
+): Claims & { aud: string; iat: number; api_client_id: number } {
   const now = Math.floor(Date.now() / 1000);
-  const claims = {
+  return {
     sub: userId,
     role: "authenticated",
     aud: "authenticated",
@@ -70,6 +73,14 @@ export async function mintUserToken(
     exp: now + MINTED_TOKEN_SECONDS,
     api_client_id: extra.api_client_id,
   };
+}
+
+/** Mints the short-lived user token an API-key request runs under, and returns its claims. */
+export async function mintUserToken(
+  userId: string,
+  extra: { api_client_id: number },
+): Promise<{ token: string; claims: Claims }> {
+  const claims = userTokenClaims(userId, extra);
   const token = await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .sign(hsKey);
   return { token, claims };
