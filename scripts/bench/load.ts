@@ -18,6 +18,8 @@ import { selectList } from "../../supabase/functions/_shared/content/find_conten
 import { spellTable } from "../../supabase/functions/_shared/content/tables.ts";
 import { type LoadResult, runLoad, type Shot } from "./run_load.ts";
 import { TokenPool } from "./token_pool.ts";
+import { profileDuring, summarize } from "./cpu_profile.ts";
+import { freePort } from "../../tests/support/free_port.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -27,6 +29,8 @@ const { values: args } = parseArgs({
     seconds: { type: "string" },
     "soak-seconds": { type: "string", default: "120" },
     concurrency: { type: "string", default: "1,16,64" },
+    profile: { type: "boolean", default: false },
+    only: { type: "string" },
   },
 });
 const seconds = Number(args.seconds ?? (args.smoke ? 2 : 10));
@@ -43,13 +47,14 @@ const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0
 const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
 
 const database = await freshDatabase(databaseUrl, "rpgbench");
+const inspectPort = freePort();
 const server = await ServerProcess.start({
   DATABASE_URL: database.url,
   REDIS_URL: redisUrl,
   DATABASE_POOL_SIZE: String(POOL_SIZE),
   // One log line per request would be read back by this process, on the same two cores.
   LOG_LEVEL: "silent",
-});
+}, { denoFlags: args.profile ? [`--inspect=127.0.0.1:${inspectPort}`] : [] });
 const sql = postgres(database.url, { max: POOL_SIZE, onnotice: () => {} });
 let peakRssKb = 0;
 const sampler = setInterval(async () => {
@@ -111,6 +116,39 @@ try {
     ],
   ];
 
+  if (args.only) {
+    // Keep the scenarios whose label contains one of the given words, for a quick comparison.
+    const words = args.only.split(",");
+    const kept = scenarios.filter(([label]) => words.some((w) => label.includes(w)));
+    scenarios.splice(0, scenarios.length, ...kept);
+  }
+
+  if (args.profile) {
+    // Where the server's time goes on the headline scenario, instead of the full table.
+    const [target] = await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json();
+    const [label, shot] = scenarios[0]!;
+    let result: LoadResult | null = null;
+    const profile = await profileDuring(target.webSocketDebuggerUrl, async () => {
+      result = await runLoad(label, levels.at(-1)!, seconds, shot);
+    });
+    if (result) console.log(line(result));
+    console.log(summarize(profile, 30));
+  } else {
+    await measure(scenarios, startRss, apiKeys);
+  }
+} finally {
+  clearInterval(sampler);
+  await sql.end();
+  await server.stop();
+  await database.drop();
+}
+
+/** Runs every scenario at every concurrency (and the soak when asked), then prints the report. */
+async function measure(
+  scenarios: [string, Shot][],
+  startRss: number,
+  apiKeys: TokenPool,
+): Promise<void> {
   const results: LoadResult[] = [];
   for (const concurrency of levels) {
     for (const [label, shot] of scenarios) {
@@ -137,11 +175,6 @@ try {
   }
   const { peakRssKb: vmPeak } = await server.memory();
   report(results, { startRss, endRss, peakRss: Math.max(peakRssKb, vmPeak) }, soak, apiKeys.waits);
-} finally {
-  clearInterval(sampler);
-  await sql.end();
-  await server.stop();
-  await database.drop();
 }
 
 /** POSTs to a function; returns the success data, or a description of what came instead. */

@@ -49,11 +49,15 @@ export class ServerProcess {
   }
 
   /** Starts the server and waits for its ready line (migrations included). */
-  static async start(env: ServerEnv, timeoutMs = 120_000): Promise<ServerProcess> {
+  static async start(
+    env: ServerEnv,
+    options: { timeoutMs?: number; denoFlags?: string[] } = {},
+  ): Promise<ServerProcess> {
+    const timeoutMs = options.timeoutMs ?? 120_000;
     const inherited = Deno.env.toObject();
     for (const name of CONTROLLED) delete inherited[name];
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--no-check", "scripts/start.ts"],
+      args: ["run", "-A", "--no-check", ...(options.denoFlags ?? []), "scripts/start.ts"],
       cwd: root.pathname,
       clearEnv: true,
       env: {
