@@ -112,11 +112,6 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
       if (req.method === "OPTIONS") {
         return new Response(null, { status: 204, headers: corsHeaders });
       }
-      if (req.method !== "POST") {
-        throw new Fail("Method not allowed: every endpoint takes POST with a JSON body", 405, {}, {
-          Allow: "POST, OPTIONS",
-        });
-      }
       const clientIp = clientAddress(req, info, env.TRUST_PROXY);
       const bearer = spec.auth.length === 1 && spec.auth[0] === "none"
         ? { kind: "none" } as const
@@ -131,6 +126,12 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
       if (!window.success) {
         const retry = headers["Retry-After"] ?? "60";
         throw new Fail(`Rate limit exceeded. Try again in ${retry}s.`, 429);
+      }
+      // After the rate limit, so a refused method counts and carries the budget headers too.
+      if (req.method !== "POST") {
+        throw new Fail("Method not allowed: every endpoint takes POST with a JSON body", 405, {}, {
+          Allow: "POST, OPTIONS",
+        });
       }
       refuseUnacceptedBearer(spec.auth, bearer, verified);
 
