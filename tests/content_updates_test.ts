@@ -449,13 +449,16 @@ botTest("update-content-update: APPROVED and REJECTED are final", async () => {
 botTest("update-content-update: an approval that cannot apply stays PENDING", async () => {
   const user = await makeUser();
   const sourceId = await makeSource();
-  const proposal = await propose(user.access_token, {
-    type: "spell",
-    action: "CREATE",
-    content_source_id: sourceId,
-    data: { name: "Overreach", rank: 11 },
-  });
-  const res = await moderate(proposal.discord_msg_id ?? "", "APPROVE");
+  // Stored directly: create-content-update refuses a rank the table cannot hold when proposed.
+  const msgId = `${Date.now()}77`;
+  const [proposal] = await adminSql<{ id: number }[]>`
+    insert into public.content_update
+      (user_id, type, action, data, content_source_id, discord_msg_id)
+    values (${user.user_id}, 'spell', 'CREATE', '{"name": "Overreach", "rank": 11}', ${sourceId},
+      ${msgId})
+    returning id`;
+  if (!proposal) throw new Error("proposal not stored");
+  const res = await moderate(msgId, "APPROVE");
   match(failMessage(res), /^Could not apply content update \d+: .*spell_rank_range/);
   equal((await findOne(user.access_token, proposal.id)).status.state, "PENDING");
   const made = await adminSql`select 1 from public.spell where name = 'Overreach'`;

@@ -3,7 +3,7 @@
  * call it: each test pins one fix.
  */
 import { equal, match, ok } from "node:assert/strict";
-import { call, failMessage, makeUser, server, test } from "./_harness.ts";
+import { adminSql, call, failMessage, makeUser, server, successData, test } from "./_harness.ts";
 
 test("a wrong id type names what find endpoints accept: an id or an array of ids", async () => {
   const user = await makeUser();
@@ -52,4 +52,61 @@ test("a method other than POST still carries the rate-limit headers and counts",
   });
   await second.body?.cancel();
   equal(Number(second.headers.get("X-RateLimit-Remaining")), remaining - 1);
+});
+
+async function officialSpell(): Promise<{ id: number; sourceId: number }> {
+  const [row] = await adminSql<{ id: number; content_source_id: number }[]>`
+    select s.id, s.content_source_id from public.spell s
+    join public.content_source c on c.id = s.content_source_id
+    where c.user_id is null and c.is_published order by s.id limit 1`;
+  if (!row) throw new Error("the seed has no official spell");
+  return { id: row.id, sourceId: row.content_source_id };
+}
+
+test("create-content-update refuses values the record could never take, naming the field", async () => {
+  const user = await makeUser();
+  const token = user.access_token;
+  const spell = await officialSpell();
+  const base = {
+    type: "spell",
+    action: "UPDATE",
+    ref_id: spell.id,
+    content_source_id: spell.sourceId,
+  };
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ rank: 99 }, /^Invalid value for data\.rank: too big/],
+    [{ rank: "high" }, /^Invalid value for data\.rank: /],
+    [{ name: null }, /^Invalid value for data\.name: /],
+    [{ rarity: "LEGENDARY" }, /^Invalid value for data\.rarity: .*COMMON/],
+    [{ traits: "fire" }, /^Invalid value for data\.traits: /],
+  ];
+  for (const [data, expected] of cases) {
+    match(failMessage(await call("create-content-update", { ...base, data }, { token })), expected);
+  }
+  match(
+    failMessage(
+      await call("create-content-update", {
+        type: "item",
+        action: "CREATE",
+        content_source_id: spell.sourceId,
+        data: { name: "Odd", level: 1, group: "SPOON" },
+      }, { token }),
+    ),
+    /^Invalid value for data\.group: /,
+  );
+  // Nothing was stored by any refusal.
+  const stored =
+    await adminSql`select 1 from public.content_update where user_id = ${user.user_id}`;
+  equal(stored.length, 0);
+  // Unknown fields are still named by the database's own rule, and a good proposal still passes.
+  equal(
+    failMessage(
+      await call("create-content-update", { ...base, data: { colour: "red" } }, { token }),
+    ),
+    "Invalid value for data: spell has no field colour",
+  );
+  const made = successData(
+    await call("create-content-update", { ...base, data: { rank: 4 } }, { token }),
+  );
+  equal(made.status.state, "PENDING");
 });
