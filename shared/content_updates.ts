@@ -116,13 +116,17 @@ export const CreateContentUpdateBody = z.object({
 });
 export type CreateContentUpdateBody = z.infer<typeof CreateContentUpdateBody>;
 
-/** Body of find-content-update; all filters are optional and combine with AND. */
-export const FindContentUpdateBody = z.object({
+/**
+ * Body of find-content-update; all filters are optional and combine with AND. Unknown keys are
+ * refused: a filter the endpoint does not have (`name`, `type`) would otherwise be ignored and
+ * every visible proposal returned, as if it had matched.
+ */
+export const FindContentUpdateBody = z.strictObject({
   id: IdFilter.optional(),
   user_id: UserId.optional(),
   state: ContentUpdateState.optional(),
   /** `created_at` within [from, to]; from defaults to the epoch, to to now. */
-  created: z.object({
+  created: z.strictObject({
     from: z.iso.datetime({ offset: true }).optional(),
     to: z.iso.datetime({ offset: true }).optional(),
   }).optional(),

@@ -110,3 +110,30 @@ test("create-content-update refuses values the record could never take, naming t
   );
   equal(made.status.state, "PENDING");
 });
+
+test("find-content-update refuses a filter it does not have instead of listing everything", async () => {
+  const user = await makeUser();
+  const token = user.access_token;
+  const spell = await officialSpell();
+  successData(
+    await call("create-content-update", {
+      type: "spell",
+      action: "UPDATE",
+      ref_id: spell.id,
+      content_source_id: spell.sourceId,
+      data: { rank: 5 },
+    }, { token }),
+  );
+  equal(
+    failMessage(await call("find-content-update", { name: "nobody has this name" }, { token })),
+    "Unknown field: name",
+  );
+  equal(
+    failMessage(await call("find-content-update", { created: { since: "2020-01-01" } }, { token })),
+    "Unknown field: since",
+  );
+  equal(
+    successData(await call("find-content-update", { user_id: user.user_id }, { token })).length,
+    1,
+  );
+});
