@@ -46,7 +46,7 @@ const API_KEYS = args.smoke ? 400 : 3_500;
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
 
-const database = await freshDatabase(databaseUrl, "rpgbench");
+const database = await freshDatabase(databaseUrl, "rpgload");
 const inspectPort = freePort();
 const server = await ServerProcess.start({
   DATABASE_URL: database.url,
