@@ -52,6 +52,11 @@ export function mapDatabaseError(e: unknown): unknown {
       return fail("Invalid value: a text field is too long");
     case "22003":
       return fail("Invalid value: a number is out of range");
+    case "54001": // stack depth limit exceeded: a value nested too deeply
+      return fail("Invalid value: a value is nested too deeply");
+    case "22021": // a NUL or otherwise invalid byte in text
+    case "22P05": // \u0000 in jsonb
+      return fail("Invalid value: a text field holds a character that cannot be stored");
     case "22P02":
     case "22023":
     case "22007":

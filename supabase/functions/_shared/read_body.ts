@@ -1,4 +1,4 @@
-import { Fail } from "./envelope.ts";
+import { Fail, fail } from "./envelope.ts";
 
 /** Reads a request body as text, refusing with 413 once more than `maxBytes` would be read. */
 export async function readBodyCapped(req: Request, maxBytes: number): Promise<string> {
@@ -46,12 +46,77 @@ function tooLarge(maxBytes: number): Fail {
   return new Fail(`Request body too large: the limit is ${maxBytes} bytes`, 413);
 }
 
-/** Parses a JSON body; an empty body is `{}`, as a call without parameters. */
+/** The deepest nesting of arrays and objects a body may have. */
+export const MAX_NESTING = 100;
+
+/** Whether JSON text nests arrays and objects deeper than `limit` (strings are skipped). */
+function nestingExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) {
+      inString = true;
+    } else if (c === 91 || c === 123) {
+      if (++depth > limit) return true;
+    } else if (c === 93 || c === 125) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * Parses a JSON body; an empty body is `{}`, as a call without parameters. A NUL character, which
+ * no Postgres text or jsonb value can hold, is refused here, naming the field it is in.
+ */
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === "") return {};
+  if (nestingExceeds(text, MAX_NESTING)) {
+    // Deeper values only exhaust stacks further on (Postgres refuses them with an error).
+    throw fail(`Invalid value: the body is nested more than ${MAX_NESTING} levels deep`);
+  }
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw new Fail("Invalid JSON body", 400);
   }
+  // JSON can carry NUL only as the escape \u0000, so most bodies skip the walk.
+  const path = text.includes("\\u0000") ? nulPath(parsed) : null;
+  if (path !== null) {
+    // Named readably and briefly, however deep the field or odd its key.
+    const shown = path.slice(0, 8).map((key) => key.replaceAll("\0", "\\u0000"));
+    const field = (shown.join(".") || "body") + (path.length > 8 ? ".…" : "");
+    throw fail(`Invalid value for ${field}: text cannot contain NUL characters`, { field });
+  }
+  return parsed;
+}
+
+/** The path of the first string or key holding a NUL character, or null when none does. */
+function nulPath(root: unknown): string[] | null {
+  // Iterative with parent links, so a deeply nested body costs neither stack nor path copies.
+  type Step = { value: unknown; key: string; parent: Step | null };
+  const pathOf = (step: Step | null): string[] => {
+    const keys: string[] = [];
+    for (let at = step; at?.parent; at = at.parent) keys.push(at.key);
+    return keys.reverse();
+  };
+  const pending: Step[] = [{ value: root, key: "", parent: null }];
+  while (pending.length > 0) {
+    const step = pending.pop()!;
+    if (typeof step.value === "string") {
+      if (step.value.includes("\0")) return pathOf(step);
+    } else if (typeof step.value === "object" && step.value !== null) {
+      for (const [key, value] of Object.entries(step.value)) {
+        const child = { value, key, parent: step };
+        if (key.includes("\0")) return pathOf(child);
+        pending.push(child);
+      }
+    }
+  }
+  return null;
 }
