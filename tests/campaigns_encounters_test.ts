@@ -34,7 +34,10 @@ async function makeEncounter(user: TestUser, extra: Record<string, unknown> = {}
 test("create-encounter is refused at tier 0 and allowed at tier 1", async () => {
   const free = await makeUser({ tier: 0 });
   const refused = await call("create-encounter", ENCOUNTER, { token: free.access_token });
-  equal(failMessage(refused), "Free accounts cannot create encounters");
+  equal(
+    failMessage(refused),
+    "User does not have access: creating an encounter requires supporter tier 1 or higher",
+  );
   equal(refused.body.data.required_tier, 1);
   const gm = await makeUser({ tier: 1 });
   const created = await makeEncounter(gm, { id: -1 });

@@ -46,7 +46,7 @@ test("gm-add-to-group: a member with the right code passes tier 1 and 2 while th
   );
   equal(
     failMessage(await call("create-campaign", { name: "Not yet" }, { token: member.access_token })),
-    "Free accounts cannot create campaigns",
+    "User does not have access: creating a campaign requires supporter tier 1 or higher",
   );
   equal(
     successData(
@@ -66,7 +66,7 @@ test("gm-add-to-group: a member with the right code passes tier 1 and 2 while th
                  where user_id = ${gm.user_id}::uuid`;
   equal(
     failMessage(await call("create-campaign", { name: "Lapsed" }, { token: member.access_token })),
-    "Free accounts cannot create campaigns",
+    "User does not have access: creating a campaign requires supporter tier 1 or higher",
   );
 });
 

@@ -37,7 +37,10 @@ async function setCampaign(user: TestUser, id: number, campaignId: number | null
 test("create-campaign is refused at tier 0 and allowed at tier 1", async () => {
   const free = await makeUser({ tier: 0 });
   const refused = await call("create-campaign", { name: "No" }, { token: free.access_token });
-  equal(failMessage(refused), "Free accounts cannot create campaigns");
+  equal(
+    failMessage(refused),
+    "User does not have access: creating a campaign requires supporter tier 1 or higher",
+  );
   equal(refused.body.data.required_tier, 1);
   const supporter = await makeUser({ tier: 1 });
   const created = successData(

@@ -65,7 +65,7 @@ test("create-character: 20 concurrent creates by a free account holding 5 leave 
   equal(succeeded.length, 1);
   equal(refused.length, 19);
   for (const r of refused) {
-    equal(failMessage(r), "Free accounts are limited to 6 characters");
+    equal(failMessage(r), "User does not have access: free accounts are limited to 6 characters");
     equal(r.body.data.required_tier, 2);
   }
   equal(await countCharacters(user.user_id), 6);
@@ -76,7 +76,7 @@ test("create-character: a tier-1 account is capped at 6 too", async () => {
   await adminSql`insert into public.character (user_id, name)
                  select ${user.user_id}::uuid, 'Existing ' || n from generate_series(1, 6) n`;
   const res = await call("create-character", {}, { token: await freshToken(user) });
-  equal(failMessage(res), "Free accounts are limited to 6 characters");
+  equal(failMessage(res), "User does not have access: free accounts are limited to 6 characters");
   equal(res.body.data.required_tier, 2);
 });
 
@@ -105,5 +105,5 @@ test("the character cap holds for inserts that bypass the endpoints", async () =
   } catch (e) {
     message = e instanceof Error ? e.message : String(e);
   }
-  equal(message, "Free accounts are limited to 6 characters");
+  equal(message, "User does not have access: free accounts are limited to 6 characters");
 });

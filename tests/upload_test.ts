@@ -163,7 +163,10 @@ test("upload-public-file needs supporter tier 1 or higher", async () => {
   const free = await makeUser({ tier: 0 });
   const body = { data: image("png").toBase64(), category: "portraits", type: "png" };
   const res = await call("upload-public-file", body, { token: free.access_token });
-  equal(failMessage(res), "User does not have access");
+  equal(
+    failMessage(res),
+    "User does not have access: uploading files requires supporter tier 1 or higher",
+  );
   equal(res.body.data.required_tier, 1);
   const paragon = await uploader(0);
   await adminSql`update public.public_user set is_community_paragon = true
