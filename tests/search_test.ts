@@ -1,4 +1,5 @@
-import { deepStrictEqual, equal, match, ok } from "node:assert/strict";
+import { deepStrictEqual, equal, match, ok, rejects } from "node:assert/strict";
+import type postgres from "postgres";
 import {
   adminSql,
   call,
@@ -619,4 +620,58 @@ test("search-data: null filters count as absent", async () => {
 
 test("search-data: requires a signed-in caller", async () => {
   equal((await call("search-data", { text: "fire" })).status, 401);
+});
+
+/** Runs a query in a transaction as the given user, as the request pipeline does. */
+async function asUser(
+  user: TestUser,
+  query: (tx: postgres.TransactionSql) => Promise<postgres.Row[]>,
+): Promise<postgres.Row[]> {
+  const claims = JSON.stringify({ sub: user.user_id, role: "authenticated" });
+  return await adminSql.begin(async (tx) => {
+    await tx`select set_config('role', 'authenticated', true),
+      set_config('request.jwt.claims', ${claims}, true)`;
+    return await query(tx);
+  });
+}
+
+test("search helpers return only ids of rows the caller may read", async () => {
+  const f = await fixture();
+  const pattern = `%${f.tag}%`;
+  const matching = await asUser(
+    f.bob,
+    (tx) =>
+      tx`select m.id from private.search_matching_ids('spell', 'name', ${[
+        pattern,
+      ]}::text[], null) m(id)`,
+  );
+  deepStrictEqual(matching.map((r) => Number(r.id)), [f.ids.taggedOfficial]);
+  const ranked = await asUser(
+    f.bob,
+    (tx) =>
+      tx`select bucket, id from private.search_ranked_ids(${f.tag}, ${`${f.tag}%`}, null, null,
+      ${[f.official, f.unpublished, f.homebrew]}::bigint[], 20)`,
+  );
+  deepStrictEqual(ranked.map((r) => [r.bucket, Number(r.id)]), [["spells", f.ids.taggedOfficial]]);
+  const own = await asUser(
+    f.alice,
+    (tx) =>
+      tx`select m.id from private.search_matching_ids('spell', 'name', ${[
+        pattern,
+      ]}::text[], null) m(id)
+       order by id`,
+  );
+  deepStrictEqual(own.map((r) => Number(r.id)), [f.ids.taggedOfficial, f.ids.taggedHomebrew]);
+});
+
+test("search_matching_ids() refuses columns that are not searchable text", async () => {
+  const f = await fixture();
+  await rejects(
+    asUser(
+      f.bob,
+      (tx) =>
+        tx`select private.search_matching_ids('content_source', 'keys', ${["%"]}::text[], null)`,
+    ),
+    /is not searchable/,
+  );
 });
