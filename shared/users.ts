@@ -47,8 +47,23 @@ export const PublicProfile = z.object({
 }).meta({ id: "PublicProfile" });
 export type PublicProfile = z.infer<typeof PublicProfile>;
 
+/**
+ * A GAME-MASTER's group as its GM sees it: the access code members join with (null until
+ * gm-regenerate-code first creates the group).
+ */
+export const ProfileGameMaster = z.object({ access_code: z.string().nullable() }).meta({
+  id: "ProfileGameMaster",
+});
+export type ProfileGameMaster = z.infer<typeof ProfileGameMaster>;
+
+/** The payment-provider part of the caller's own profile: the tier and, for a GAME-MASTER, the group. */
+export const OwnProfilePatreon = ProfilePatreon.extend({
+  game_master: ProfileGameMaster.nullable(),
+});
+
 /** The caller's own profile: the public one plus what only its owner sees. */
 export const OwnProfile = PublicProfile.extend({
+  patreon: OwnProfilePatreon,
   organized_play_id: z.string().nullable(),
   subscribed_content_sources: z.array(ContentSourceSubscription),
   deactivated: z.boolean(),

@@ -32,7 +32,7 @@ test("get-user {} returns the caller's own full profile", async () => {
   const profile = successData(await call("get-user", {}, { token: user.access_token }));
   equal(profile.user_id, user.user_id);
   equal(typeof profile.id, "number");
-  deepStrictEqual(profile.patreon, { tier: "WANDERER" });
+  deepStrictEqual(profile.patreon, { tier: "WANDERER", game_master: null });
   deepStrictEqual(profile.subscribed_content_sources, []);
   equal(profile.organized_play_id, null);
   equal(profile.deactivated, false);
@@ -57,6 +57,43 @@ test("get-user {id} and {_id} return another user's public profile and nothing p
     await call("get-user", { _id: byUuid.id }, { token: viewer.access_token }),
   );
   deepStrictEqual(byProfileId, byUuid);
+});
+
+test("get-user {} shows a GAME-MASTER their group's access code, and nobody else sees it", async () => {
+  const gm = await makeUser({ tier: 4 });
+  deepStrictEqual(
+    successData(await call("get-user", {}, { token: gm.access_token })).patreon,
+    { tier: "GAME-MASTER", game_master: { access_code: null } },
+  );
+  successData(await call("gm-regenerate-code", {}, { token: gm.access_token }));
+  const [group] = await adminSql<{ access_code: string }[]>`
+    select access_code from public.gm_group where gm_user_id = ${gm.user_id}::uuid`;
+  ok(group);
+  deepStrictEqual(
+    successData(await call("get-user", {}, { token: gm.access_token })).patreon,
+    { tier: "GAME-MASTER", game_master: { access_code: group.access_code } },
+  );
+  const member = await makeUser({ tier: 0 });
+  successData(
+    await call("gm-add-to-group", { gm_user_id: gm.user_id, access_code: group.access_code }, {
+      token: member.access_token,
+    }),
+  );
+  deepStrictEqual(
+    successData(await call("get-user", {}, { token: member.access_token })).patreon,
+    { tier: null, game_master: null },
+  );
+  const seen = successData(
+    await call("get-user", { id: gm.user_id }, { token: member.access_token }),
+  );
+  deepStrictEqual(seen.patreon, { tier: "GAME-MASTER" });
+  ok(!JSON.stringify(seen).includes(group.access_code), "no access code in a public profile");
+  // A lapsed GAME-MASTER's old code admits nobody, so it is not shown either.
+  await adminSql`update public.public_user set supporter_tier = 3 where user_id = ${gm.user_id}`;
+  equal(
+    successData(await call("get-user", {}, { token: gm.access_token })).patreon.game_master,
+    null,
+  );
 });
 
 test("get-user refuses an unknown or deactivated user with User not found", async () => {

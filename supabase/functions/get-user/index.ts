@@ -4,7 +4,13 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-type ProfileRow = Omit<z.input<typeof OwnProfile>, "patreon"> & { supporter_tier: number };
+type ProfileRow = Omit<z.input<typeof OwnProfile>, "patreon"> & {
+  supporter_tier: number;
+  gm_access_code: string | null;
+};
+
+/** Supporter level of the GAME-MASTER tier, the only one that runs a GM group. */
+const GAME_MASTER_LEVEL = 4;
 
 serve(endpoint({
   summary: "Reads the caller's own profile, or another user's public profile by id or _id",
@@ -13,15 +19,27 @@ serve(endpoint({
   result: z.union([OwnProfile, PublicProfile]),
   run: async ({ body, tx }) => {
     if (body.id === undefined && body._id === undefined) {
-      // The caller's own row, through the owner-only select policy.
+      // The caller's own row and GM group, through their owner-only select policies.
       const [own] = await tx<ProfileRow[]>`
-        select id, user_id, created_at, display_name, image_url, background_image_url,
-               site_theme, summary, organized_play_id, subscribed_content_sources, is_admin,
-               is_mod, is_developer, is_community_paragon, deactivated, supporter_tier
-        from public.public_user where user_id = (select auth.uid())`;
+        select u.id, u.user_id, u.created_at, u.display_name, u.image_url,
+               u.background_image_url, u.site_theme, u.summary, u.organized_play_id,
+               u.subscribed_content_sources, u.is_admin, u.is_mod, u.is_developer,
+               u.is_community_paragon, u.deactivated, u.supporter_tier,
+               g.access_code as gm_access_code
+        from public.public_user u
+        left join public.gm_group g on g.gm_user_id = u.user_id
+        where u.user_id = (select auth.uid())`;
       if (!own) throw fail("User not found");
-      const { supporter_tier, ...profile } = own;
-      return { ...profile, patreon: { tier: supporterTierName(supporter_tier) } };
+      const { supporter_tier, gm_access_code, ...profile } = own;
+      // The GM reads their group's code here to share it (more-endpoints §6); a code left from a
+      // lapsed GAME-MASTER tier admits nobody, so it is not shown.
+      const gameMaster = supporter_tier >= GAME_MASTER_LEVEL
+        ? { access_code: gm_access_code }
+        : null;
+      return {
+        ...profile,
+        patreon: { tier: supporterTierName(supporter_tier), game_master: gameMaster },
+      };
     }
     const [other] = await tx<(Omit<z.input<typeof PublicProfile>, "patreon"> & {
       supporter_tier: number;
