@@ -45,8 +45,8 @@ export const CreateCampaignBody = z.object(writable).partial().extend({ id: Id.o
 });
 export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;
 
-/** Body of find-campaign: filters ANDed; with none the answer is an empty list. */
-export const FindCampaignBody = z.object({
+/** Body of find-campaign: filters ANDed, unknown keys refused; with none the answer is []. */
+export const FindCampaignBody = z.strictObject({
   id: IdFilter.optional(),
   user_id: UserId.optional(),
   join_key: z.string().trim().min(1).max(100).optional(),

@@ -21,8 +21,8 @@ export const CharacterGrant = z.object({
 }).meta({ id: "CharacterGrant" });
 export type CharacterGrant = z.infer<typeof CharacterGrant>;
 
-/** Body of find-character-access. */
-export const FindCharacterAccessBody = z.object({ character_id: Id }).meta({
+/** Body of find-character-access: the character; an unknown key is refused. */
+export const FindCharacterAccessBody = z.strictObject({ character_id: Id }).meta({
   id: "FindCharacterAccessBody",
 });
 export type FindCharacterAccessBody = z.infer<typeof FindCharacterAccessBody>;

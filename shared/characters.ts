@@ -76,8 +76,8 @@ export const CreateCharacterBody = CharacterPatch.extend({ id: Id.optional() }).
 });
 export type CreateCharacterBody = z.infer<typeof CreateCharacterBody>;
 
-/** Body of find-character: every filter optional and ANDed. */
-export const FindCharacterBody = z.object({
+/** Body of find-character: every filter optional and ANDed; an unknown key is refused. */
+export const FindCharacterBody = z.strictObject({
   id: IdFilter.optional(),
   user_id: UserId.optional(),
   campaign_id: Id.optional(),

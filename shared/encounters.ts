@@ -67,8 +67,8 @@ export const CreateEncounterBody = z.object(writable).partial().extend({
 }).meta({ id: "CreateEncounterBody" });
 export type CreateEncounterBody = z.infer<typeof CreateEncounterBody>;
 
-/** Body of find-encounter: filters ANDed; only the caller's own encounters are ever found. */
-export const FindEncounterBody = z.object({
+/** Body of find-encounter: filters ANDed, unknown keys refused; only own encounters are found. */
+export const FindEncounterBody = z.strictObject({
   id: IdFilter.optional(),
   user_id: UserId.optional(),
   campaign_id: Id.optional(),

@@ -70,8 +70,11 @@ export const OwnProfile = PublicProfile.extend({
 }).meta({ id: "OwnProfile" });
 export type OwnProfile = z.infer<typeof OwnProfile>;
 
-/** Body of get-user: nothing for the caller's own profile, or another user by UUID or profile id. */
-export const GetUserBody = z.object({
+/**
+ * Body of get-user: nothing for the caller's own profile, or another user by UUID or profile id.
+ * An unknown key is refused, so a misspelled id cannot silently return the caller's own profile.
+ */
+export const GetUserBody = z.strictObject({
   id: UserId.optional(),
   _id: z.coerce.number().pipe(Id).optional(),
 });
