@@ -272,9 +272,19 @@ test("remove-from-campaign: the owner removes a character, its player keeps it",
   equal(successData(await call("find-character", { id }, { token: gm.access_token })), null);
   // The removed player's join grant went with them.
   equal((await setCampaign(player, id, campaign.id)).campaign_id, null);
+  // Removed already: the character is no longer in the campaign (not "not found", though the GM
+  // can no longer read it); an id that matches nothing answers the same, revealing nothing.
   equal(
     failMessage(await call("remove-from-campaign", body, { token: gm.access_token })),
-    "Character not found",
+    "Character not in campaign",
+  );
+  equal(
+    failMessage(
+      await call("remove-from-campaign", { character_id: 2 ** 40, campaign_id: campaign.id }, {
+        token: gm.access_token,
+      }),
+    ),
+    "Character not in campaign",
   );
   const own = await makeCharacter(gm);
   equal(
