@@ -86,13 +86,16 @@ const siteTheme = JsonObject.refine(
   "site_theme is limited to 4000 characters of JSON",
 );
 
+const displayNameLength = "expected 1 to 100 characters after trimming spaces";
+
 /**
  * Body of update-user: the editable fields, each optional (a partial update). Fields that are not
  * editable (tier, role flags, ids, timestamps) are dropped here and also refused by the database's
  * column grants.
  */
 export const UpdateUserBody = z.object({
-  display_name: z.string().trim().max(100).optional(),
+  // A blank name would leave the person nameless wherever profiles are shown (GM groups, grants).
+  display_name: z.string().trim().min(1, displayNameLength).max(100, displayNameLength).optional(),
   summary: z.string().max(5000).nullable().optional(),
   image_url: httpUrl.nullable().optional(),
   background_image_url: httpUrl.nullable().optional(),

@@ -204,6 +204,13 @@ test("update-user refuses invalid values with a fail naming the field", async ()
     [{ image_url: "javascript:alert(1)" }, /^Invalid value for image_url/],
     [{ display_name: "x".repeat(101) }, /^Invalid value for display_name/],
     [{ display_name: null }, /^Invalid value for display_name/],
+    // A blank name is refused, not stored as "" (names are trimmed first).
+    [
+      { display_name: "" },
+      /^Invalid value for display_name: expected 1 to 100 characters after trimming spaces$/,
+    ],
+    [{ display_name: "   " }, /^Invalid value for display_name: expected 1 to 100 characters/],
+    [{ display_name: " " + "x".repeat(101) }, /^Invalid value for display_name: expected 1 to 100/],
     [{ site_theme: [] }, /^Invalid value for site_theme/],
     [{ subscribed_content_sources: [{ source_id: "7" }] }, /subscribed_content_sources/],
     [
@@ -220,6 +227,11 @@ test("update-user refuses invalid values with a fail naming the field", async ()
   for (const [body, expected] of cases) {
     match(failMessage(await call("update-user", body, { token })), expected);
   }
+  const [{ display_name: kept } = { display_name: "" }] = await adminSql<
+    { display_name: string }[]
+  >`select display_name from public.public_user where user_id = ${user.user_id}`;
+  match(kept, /\S/, "the stored name is untouched");
+  equal(successData(await call("update-user", { display_name: " x".repeat(50) }, { token })), true);
   // The database also holds the subscription shape the subscriber count relies on.
   for (const bad of ['[{"source_id": "7"}]', '[{"name": "x"}]', '[[{"source_id": 7}]]', "[7]"]) {
     const refused = await adminSql`update public.public_user
