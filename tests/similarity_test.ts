@@ -216,3 +216,25 @@ test("every table's name and content queries use their indexes instead of scanni
     match(plans[1]!, new RegExp(`${table}_search_vector_idx`));
   }
 });
+
+test("similarity results write timestamps in the Z form, exactly as find-spell does", async () => {
+  const owner = await makeUser();
+  const { spell } = await homebrewSpell(owner, `Zulu Clockwork ${crypto.randomUUID()}`);
+  // A text field that looks like a timestamp is the author's text and stays as written.
+  const lookalike = "2026-01-02T03:04:05.5+00:00";
+  await adminSql`update public.spell set duration = ${lookalike} where id = ${spell}`;
+  const [found] = await query(owner, {
+    collection: "name",
+    query: "Zulu Clockwork",
+    where: { id: spell },
+  });
+  ok(found, "a result");
+  const direct = successData(
+    await call("find-spell", { id: spell }, { token: owner.access_token }),
+  );
+  for (const key of ["created_at", "updated_at"]) {
+    match(String(found.data[key]), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, key);
+    equal(found.data[key], direct[key], key);
+  }
+  equal(found.data.duration, lookalike);
+});

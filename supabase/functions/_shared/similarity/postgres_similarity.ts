@@ -36,6 +36,28 @@ const METADATA = `(
 )`;
 
 /**
+ * A UTC timestamp as `to_jsonb` writes it (`...+00:00`; the connection's time zone is UTC). The
+ * rest of the API writes `Z` (the timestamptz parser in `db.ts`), and the digits are the same.
+ */
+const JSONB_UTC_TIMESTAMP = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?)\+00:00$/;
+
+/**
+ * Metadata with its timestamp columns (named `*_at`, as every timestamptz column of the content
+ * tables is) in the API's `Z` form. Other strings are left alone, even one that looks like a date.
+ */
+function withZuluTimestamps(
+  data: Record<string, Scalar | boolean>,
+): Record<string, Scalar | boolean> {
+  const out: Record<string, Scalar | boolean> = {};
+  for (const [key, value] of Object.entries(data)) {
+    out[key] = typeof value === "string" && key.endsWith("_at")
+      ? value.replace(JSONB_UTC_TIMESTAMP, "$1Z")
+      : value;
+  }
+  return out;
+}
+
+/**
  * Similarity on the database the content already lives in, so it needs no other service and is
  * never stale. `name`: trigram distance (1 - similarity, pg_trgm's `<->`), read nearest-first from
  * a GiST index. `content`: English full-text rank over the stored `search_vector` (name, then
@@ -128,6 +150,9 @@ export class PostgresSimilarity implements SimilarityBackend {
        order by r.distance, r._type, r.id`,
       params,
     );
-    return rows.map((r) => ({ data: r.data, distance: Math.max(0, Math.min(1, r.distance)) }));
+    return rows.map((r) => ({
+      data: withZuluTimestamps(r.data),
+      distance: Math.max(0, Math.min(1, r.distance)),
+    }));
   }
 }
