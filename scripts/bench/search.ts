@@ -93,9 +93,11 @@ function log(message: string): void {
 async function createDatabase(): Promise<{ name: string; url: string }> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
+    // Databases an interrupted run left behind; those kept on purpose (--keep) live for a day.
     const stale = await admin<{ datname: string }[]>`
       select datname from pg_database where datname like 'rpgbench\\_%'`;
-    for (const { datname } of stale) {
+    const dayAgo = Date.now() - 86_400_000;
+    for (const { datname } of stale.filter((d) => Number(d.datname.split("_")[1]) < dayAgo)) {
       await admin.unsafe(`drop database if exists "${datname}" with (force)`).catch(() => {});
     }
     const name = `rpgbench_${Date.now()}`;

@@ -76,6 +76,7 @@ export function simpleStatement(input: SimpleSearchInput): SimpleStatement | nul
 export async function simpleSearch(tx: Tx, input: SimpleSearchInput): Promise<SimpleResult> {
   const statement = simpleStatement(input);
   if (!statement) return emptyResult();
-  const [row] = await tx.unsafe(statement.text, statement.values as never[]);
+  // The text is the same for every simple search, so its plan is kept per connection.
+  const [row] = await tx.unsafe(statement.text, statement.values as never[], { prepare: true });
   return row as unknown as SimpleResult;
 }
