@@ -60,8 +60,8 @@ export type AbilityBlockActions = z.infer<typeof AbilityBlockActions>;
 export const SpellKind = z.enum(["FOCUS", "RITUAL", "NORMAL"]).meta({ id: "SpellKind" });
 export type SpellKind = z.infer<typeof SpellKind>;
 
-/** Content types as search-data and the interface name them. */
-export const ContentType = z.enum([
+/** Every kind of content record: one table each, named as the API names them. */
+export const ContentRecordType = z.enum([
   "trait",
   "item",
   "spell",
@@ -71,9 +71,16 @@ export const ContentType = z.enum([
   "class-archetype",
   "ability-block",
   "creature",
+  "hazard",
   "ancestry",
   "background",
   "language",
+]).meta({ id: "ContentRecordType" });
+export type ContentRecordType = z.infer<typeof ContentRecordType>;
+
+/** Content types as search-data and the interface name them (hazards have no type filter). */
+export const ContentType = z.enum([
+  ...ContentRecordType.exclude(["hazard"]).options,
   "content-source",
 ]).meta({ id: "ContentType" });
 export type ContentType = z.infer<typeof ContentType>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Id } from "./common.ts";
-import { Rarity } from "./enums.ts";
+import { ContentRecordType, Rarity } from "./enums.ts";
 
 /** What a similarity query compares: the record's name, or its name and description text. */
 export const SimilarityCollection = z.enum(["name", "content"]).meta({
@@ -9,21 +9,7 @@ export const SimilarityCollection = z.enum(["name", "content"]).meta({
 export type SimilarityCollection = z.infer<typeof SimilarityCollection>;
 
 /** The content types similarity search covers: every content table. */
-export const SimilarityType = z.enum([
-  "trait",
-  "item",
-  "spell",
-  "class",
-  "archetype",
-  "versatile-heritage",
-  "class-archetype",
-  "ability-block",
-  "creature",
-  "hazard",
-  "ancestry",
-  "background",
-  "language",
-]).meta({ id: "SimilarityType" });
+export const SimilarityType = ContentRecordType;
 export type SimilarityType = z.infer<typeof SimilarityType>;
 
 /** Body of vector-db-populate-collection. */

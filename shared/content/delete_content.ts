@@ -1,21 +1,10 @@
 import { z } from "zod";
 import { Id } from "../common.ts";
+import { ContentRecordType } from "../enums.ts";
 
 /** Every type delete-content accepts (the search content types, hazards and encounters). */
 export const DeletableType = z.enum([
-  "trait",
-  "item",
-  "spell",
-  "class",
-  "archetype",
-  "versatile-heritage",
-  "class-archetype",
-  "ability-block",
-  "creature",
-  "hazard",
-  "ancestry",
-  "background",
-  "language",
+  ...ContentRecordType.options,
   "content-source",
   "encounter",
 ]);
