@@ -22,7 +22,7 @@ import {
   type TestUser,
 } from "./_harness.ts";
 
-/** Cases per function: 200 × 63 functions took 39 s embedded, 49 s on Postgres (docs/hardening.md). */
+/** Cases per function: 200 × 63 functions took 39-49 s here (docs/hardening.md). */
 const RUNS = Number(Deno.env.get("FUZZ_RUNS") ?? 200);
 const SEED = Number(Deno.env.get("FUZZ_SEED") ?? 20261122);
 /** Calls per access token, below the 240-per-minute JWT budget. */
