@@ -42,6 +42,12 @@ export class Random {
     return list[Math.min(index, list.length - 1)] as T;
   }
 
+  /** One element, the first ones more often, gently (density 1/√rank: a flatter tail). */
+  leaning<T>(list: readonly T[]): T {
+    const r = this.next();
+    return list[Math.min(Math.floor(r * r * list.length), list.length - 1)] as T;
+  }
+
   /** Up to `n` distinct elements. */
   some<T>(list: readonly T[], n: number): T[] {
     const chosen = new Set<T>();
@@ -382,7 +388,7 @@ const PLACES = [
   "Tundra",
 ];
 
-/** Description vocabulary, most common first (the generator picks the first ones far more often). */
+/** The hand-written description vocabulary, most common first. */
 export const VOCABULARY: readonly string[] = (
   "the of a you to and in your creature that its target an for on with each is can as or " +
   "this if at by from turn damage enemy spell are it be until end ally within action any " +
@@ -416,11 +422,36 @@ export const VOCABULARY: readonly string[] = (
   "bargain oath pact covenant debt favor boon bane omen portent prophecy destiny fate doom"
 ).split(" ");
 
+/** Words most descriptions share: function words and the rules' own terms, most common first. */
+export const COMMON_WORDS: readonly string[] = VOCABULARY.slice(0, 79);
+
+/** Topical words (fire, dragon, ruin, bargain...): what a person searches descriptions for. */
+export const TOPIC_WORDS: readonly string[] = VOCABULARY.slice(79).filter((w) => w.length >= 4);
+
+/** Common words a person might still search for ("damage", "creature"): each in most rows. */
+export const BROAD_WORDS: readonly string[] = COMMON_WORDS.filter((w) => w.length >= 5);
+
 /**
- * Words a person would search descriptions for: the vocabulary without its 60 most common words
- * (articles, pronouns and the rules words found in most descriptions).
+ * The topical tail of descriptions: the topic words interleaved with 1,600 made-up lore words
+ * ("korilith", "vashmora"), so that, as in real text, most topical words are rare and the topic
+ * words spread over the ranks of a long tail.
  */
-export const TOPIC_WORDS: readonly string[] = VOCABULARY.slice(60).filter((w) => w.length >= 4);
+const TOPICAL_TAIL: readonly string[] = (() => {
+  const random = new Random(0x10e);
+  const lore = new Set<string>();
+  while (lore.size < 1_600) {
+    lore.add(`${random.pick(ONSETS)}${random.pick(MIDDLES)}${random.pick(CODAS)}`.toLowerCase());
+  }
+  const loreWords = [...lore].filter((w) => !VOCABULARY.includes(w));
+  const tail: string[] = [];
+  for (let i = 0; i < Math.max(TOPIC_WORDS.length, loreWords.length); i++) {
+    const topic = TOPIC_WORDS[i];
+    const made = loreWords[i];
+    if (topic) tail.push(topic);
+    if (made) tail.push(made);
+  }
+  return tail;
+})();
 
 /** The content tables of the corpus and their share of the rows (sums to 1). */
 export const TABLE_SHARES = {
@@ -539,6 +570,17 @@ export class CorpusGenerator {
     return this.#uniqueName(table, make[table]);
   }
 
+  /**
+   * One description word: 60% common words (Zipf: a few in nearly every description), 37% the
+   * topical tail (flatter: its most common words in about a third of descriptions, most words in
+   * one or two percent), 3% a proper name.
+   */
+  #word(): string {
+    const x = this.#random.next();
+    if (x < 0.03) return this.properName();
+    return x < 0.63 ? this.#random.skewed(COMMON_WORDS) : this.#random.leaning(TOPICAL_TAIL);
+  }
+
   /** A description of 30 to 150 words in sentences of 6 to 16 words. */
   description(): string {
     const r = this.#random;
@@ -549,7 +591,7 @@ export class CorpusGenerator {
       const length = Math.min(r.int(6, 16), target - words);
       const sentence: string[] = [];
       for (let i = 0; i < length; i++) {
-        sentence.push(r.chance(0.03) ? this.properName() : r.skewed(VOCABULARY));
+        sentence.push(this.#word());
       }
       words += length;
       const first = sentence[0] ?? "the";
@@ -562,7 +604,7 @@ export class CorpusGenerator {
   /** A short sentence for fields such as `trigger` or `requirements`. */
   phrase(min = 4, max = 10): string {
     const r = this.#random;
-    const words = Array.from({ length: r.int(min, max) }, () => r.skewed(VOCABULARY));
+    const words = Array.from({ length: r.int(min, max) }, () => this.#word());
     const first = words[0] ?? "the";
     words[0] = first.charAt(0).toUpperCase() + first.slice(1);
     return words.join(" ");
