@@ -43,12 +43,26 @@ export async function webRoute(req: Request): Promise<Response | null> {
   }
   const file = await resolvePage(url.pathname);
   const apiOrigin = new URL((await appConfig(url)).supabaseUrl).origin;
-  if (file) return respond(req, await Deno.readFile(file.url), file.ext, 200, apiOrigin);
+  if (file) {
+    const body = file.ext === "html" ? await readPage(file.url) : await Deno.readFile(file.url);
+    return respond(req, body, file.ext, 200, apiOrigin);
+  }
   if (wantsHtml(req)) {
-    const page = await Deno.readFile(new URL("404.html", webRoot));
-    return respond(req, page, "html", 404, apiOrigin);
+    return respond(req, await readPage(new URL("404.html", webRoot)), "html", 404, apiOrigin);
   }
   return null;
+}
+
+const SITE_HEADER_SLOT = "<!-- site-header -->";
+
+/** Reads a page, putting the one shared site header (`web/_partials/`) where the page asks for it. */
+async function readPage(url: URL): Promise<string> {
+  const [page, header] = await Promise.all([
+    Deno.readTextFile(url),
+    Deno.readTextFile(new URL("_partials/site_header.html", webRoot)),
+  ]);
+  const indented = header.trimEnd().split("\n").map((line) => `    ${line}`).join("\n");
+  return page.replace(`    ${SITE_HEADER_SLOT}`, indented);
 }
 
 /**
