@@ -44,22 +44,43 @@ export type Acting = { role: "authenticated"; claims: Claims } | { role: "anon" 
  * exactly as PostgREST does, so every row-level policy applies to every statement in it.
  */
 export async function withRole<T>(acting: Acting, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const claims = acting.role === "authenticated" ? JSON.stringify(acting.claims) : "{}";
+  const result = await sql.begin((tx) => actAs(tx, acting, fn));
+  return result as T;
+}
+
+/**
+ * `withRole` for a caller known only after a credential lookup: `resolve` runs first, in the same
+ * transaction, as the service role (the only role granted the lookups); then the role and claims it
+ * returns are set, and `fn` runs under them. One transaction instead of a lookup transaction and a
+ * request transaction saves a BEGIN/COMMIT pair per request. If `resolve` throws (an unknown key),
+ * the transaction rolls back and `fn` never runs.
+ */
+export async function withResolvedRole<R extends { acting: Acting }, T>(
+  resolve: (tx: Tx) => Promise<R>,
+  fn: (tx: Tx, resolved: R) => Promise<T>,
+): Promise<T> {
   const result = await sql.begin(async (tx) => {
-    // Sent without waiting: the handler's first statement follows it on the same connection, in
-    // order, so the role and claims are in force for it and a round trip is saved.
-    const setup = tx`select set_config('role', ${acting.role}, true),
-                            set_config('request.jwt.claims', ${claims}, true)`.execute();
-    try {
-      const value = await fn(tx);
-      await setup;
-      return value;
-    } catch (e) {
-      await setup; // a failed setup is the cause of whatever failed after it
-      throw e;
-    }
+    const resolved = await actAs(tx, { role: "service_role" }, resolve);
+    return await actAs(tx, resolved.acting, (tx) => fn(tx, resolved));
   });
   return result as T;
+}
+
+/** Switches `tx` to the role and claims of `acting` (transaction-locally), then runs `fn`. */
+async function actAs<T>(tx: Tx, acting: Acting, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const claims = acting.role === "authenticated" ? JSON.stringify(acting.claims) : "{}";
+  // Sent without waiting: the next statement follows it on the same connection, in order, so the
+  // role and claims are in force for it and a round trip is saved.
+  const setup = tx`select set_config('role', ${acting.role}, true),
+                          set_config('request.jwt.claims', ${claims}, true)`.execute();
+  try {
+    const value = await fn(tx);
+    await setup;
+    return value;
+  } catch (e) {
+    await setup; // a failed setup is the cause of whatever failed after it
+    throw e;
+  }
 }
 
 /** Runs `fn` as the signed-in user described by `claims`. */

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { type Claims, userTokenClaims, verifyAccessToken } from "./auth/jwt.ts";
 import { type Bearer, classifyBearer } from "./auth/classify_bearer.ts";
 import { lookupApiKey, lookupCharacterGrant } from "./credential_lookups.ts";
-import { type Acting, type Tx, withRole } from "./db.ts";
+import { type Acting, type Tx, withResolvedRole, withRole } from "./db.ts";
 import { AfterCommit } from "./after_commit.ts";
 import { mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
@@ -138,32 +138,16 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
       const text = await readBodyCapped(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY);
       const raw = parseJsonBody(text);
       const parsed = spec.body.safeParse(raw, { reportInput: true });
-      const caller = await identify(bearer, verified);
-      if (!parsed.success) throw validationFail(parsed.error);
+      if (!parsed.success) {
+        await identify(bearer, verified); // an unknown credential is reported before a bad body
+        throw validationFail(parsed.error);
+      }
       const body: z.output<S> = parsed.data;
 
-      const context: HandlerContext<z.output<S>> = { body, caller, requestId, clientIp };
-      let data: unknown;
-      if (spec.database === false) {
-        data = await spec.run(context);
-      } else {
-        const dbSpec = spec;
-        const acting = await actingFor(caller, dbSpec.characterGrant?.(body));
-        const outcome = await withRole(acting.acting, async (tx) => {
-          if (acting.checkUserExists) await assertKnownUser(tx);
-          return await dbSpec.run({ ...context, caller: acting.caller, tx });
-        }).catch((e) => {
-          throw mapDatabaseError(e);
-        });
-        data = outcome instanceof AfterCommit
-          ? await outcome.step({
-            transaction: (fn) =>
-              withRole(acting.acting, fn).catch((e) => {
-                throw mapDatabaseError(e);
-              }),
-          })
-          : outcome;
-      }
+      const base = { body, requestId, clientIp };
+      const data = spec.database === false
+        ? await spec.run({ ...base, caller: await identify(bearer, verified) })
+        : await runInTransaction(spec, base, bearer, verified);
       const checked = spec.result.safeParse(data);
       if (!checked.success) {
         throw new Error(`Response does not match the result schema: ${checked.error.message}`);
@@ -251,20 +235,21 @@ function notAccepted(accepted: readonly AuthKind[]): Fail {
   return new Fail("API keys cannot call this endpoint: sign in and send your access token", 401);
 }
 
-/** Resolves who the caller is. API keys are looked up by hash only after the rate limit. */
+/**
+ * Resolves who the caller is, outside any request transaction: for a plain endpoint, and to report
+ * an unknown API key before a bad body. Keys are looked up by hash only after the rate limit.
+ */
 async function identify(bearer: Bearer, verified: Claims | Fail | null): Promise<Caller> {
   switch (bearer.kind) {
     case "service":
       return { kind: "service" };
-    case "api_key": {
-      const key = await lookupApiKey(await sha256Hex(bearer.token)).catch((e) => {
+    case "api_key":
+      return await withRole(
+        { role: "service_role" },
+        async (tx) => (await resolveApiKey(tx, bearer.token, undefined)).caller,
+      ).catch((e) => {
         throw mapDatabaseError(e);
       });
-      if (!key) throw new Fail("Invalid API Key", 401);
-      if (key.clientId === null) throw new Fail("Invalid API Key, no client found", 401);
-      const claims = userTokenClaims(key.userId, { api_client_id: key.clientId });
-      return { kind: "user", via: "api_key", userId: key.userId, claims, clientId: key.clientId };
-    }
     case "jwt":
       if (verified === null || verified instanceof Fail) {
         throw verified ?? new Fail("Invalid token", 401);
@@ -275,38 +260,92 @@ async function identify(bearer: Bearer, verified: Claims | Fail | null): Promise
   }
 }
 
-/** The role and claims the transaction runs under, applying a character grant for API keys. */
-async function actingFor(
-  caller: Caller,
-  characterId: number | undefined,
-): Promise<{ acting: Acting; caller: Caller; checkUserExists: boolean }> {
-  if (caller.kind === "service") {
-    return { acting: { role: "service_role" }, caller, checkUserExists: false };
+/** Whom a request's transaction acts as, and the caller its handler sees. */
+interface Resolved {
+  acting: Acting;
+  caller: Caller;
+  /** A JWT may outlive its account: check the user still exists first. */
+  checkUserExists: boolean;
+}
+
+/**
+ * Runs a database handler in one transaction as its caller. An API key is resolved inside that
+ * transaction (`withResolvedRole`): the key lookup, and the character grant when the endpoint
+ * names one, run as the service role before the switch to the key's user, so an API-key request
+ * costs one transaction. Other callers need no lookup.
+ */
+async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
+  spec: DbEndpointSpec<S, R>,
+  base: Omit<HandlerContext<z.output<S>>, "caller">,
+  bearer: Bearer,
+  verified: Claims | Fail | null,
+): Promise<unknown> {
+  const characterId = spec.characterGrant?.(base.body);
+  const handle = async (tx: Tx, resolved: Resolved) => {
+    if (resolved.checkUserExists) await assertKnownUser(tx);
+    const outcome = await spec.run({ ...base, caller: resolved.caller, tx });
+    return { acting: resolved.acting, outcome };
+  };
+  let transaction: ReturnType<typeof handle>;
+  if (bearer.kind === "api_key") {
+    transaction = withResolvedRole((tx) => resolveApiKey(tx, bearer.token, characterId), handle);
+  } else {
+    const resolved = resolvedFor(await identify(bearer, verified));
+    transaction = withRole(resolved.acting, (tx) => handle(tx, resolved));
   }
-  if (caller.kind === "anonymous") {
-    return { acting: { role: "anon" }, caller, checkUserExists: false };
-  }
-  if (caller.via === "jwt") {
-    return {
-      acting: { role: "authenticated", claims: caller.claims },
-      caller,
-      checkUserExists: true,
-    };
-  }
-  if (characterId === undefined || caller.clientId === null) {
-    return {
-      acting: { role: "authenticated", claims: caller.claims },
-      caller,
-      checkUserExists: false,
-    };
-  }
-  const owner = await lookupCharacterGrant(caller.clientId, characterId).catch((e) => {
+  const { acting, outcome } = await transaction.catch((e) => {
     throw mapDatabaseError(e);
   });
-  if (!owner) throw new Fail("You do not have access to this character", 403);
-  const claims = userTokenClaims(owner, { api_client_id: caller.clientId });
-  const asOwner: Caller = { ...caller, userId: owner, claims };
-  return { acting: { role: "authenticated", claims }, caller: asOwner, checkUserExists: false };
+  if (!(outcome instanceof AfterCommit)) return outcome;
+  return await outcome.step({
+    transaction: (fn) =>
+      withRole(acting, fn).catch((e) => {
+        throw mapDatabaseError(e);
+      }),
+  });
+}
+
+/**
+ * Resolves an API key (and, for a character endpoint given one id, the key's grant on it) in `tx`,
+ * which acts as the service role: 401 for an unknown or revoked key, 403 without the grant. A
+ * granted call runs as the character's owner.
+ */
+async function resolveApiKey(
+  tx: Tx,
+  token: string,
+  characterId: number | undefined,
+): Promise<Resolved> {
+  const key = await lookupApiKey(tx, await sha256Hex(token));
+  if (!key) throw new Fail("Invalid API Key", 401);
+  if (key.clientId === null) throw new Fail("Invalid API Key, no client found", 401);
+  let userId = key.userId;
+  if (characterId !== undefined) {
+    const owner = await lookupCharacterGrant(tx, key.clientId, characterId);
+    if (!owner) throw new Fail("You do not have access to this character", 403);
+    userId = owner;
+  }
+  const claims = userTokenClaims(userId, { api_client_id: key.clientId });
+  return {
+    acting: { role: "authenticated", claims },
+    caller: { kind: "user", via: "api_key", userId, claims, clientId: key.clientId },
+    checkUserExists: false,
+  };
+}
+
+/** The role and claims for a caller that needs no lookup. */
+function resolvedFor(caller: Caller): Resolved {
+  switch (caller.kind) {
+    case "service":
+      return { acting: { role: "service_role" }, caller, checkUserExists: false };
+    case "anonymous":
+      return { acting: { role: "anon" }, caller, checkUserExists: false };
+    case "user":
+      return {
+        acting: { role: "authenticated", claims: caller.claims },
+        caller,
+        checkUserExists: caller.via === "jwt",
+      };
+  }
 }
 
 async function assertKnownUser(tx: Tx): Promise<void> {
