@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { sha256Hex } from "../supabase/functions/_shared/sha256.ts";
 
 const root = new URL("../", import.meta.url);
 const migrationsDir = new URL("supabase/migrations/", root);
@@ -71,15 +72,10 @@ export async function migrate(sql: postgres.Sql, options: { seed: boolean }): Pr
       if (seeded.length === 0 && text.trim() !== "") {
         await tx.unsafe(text);
         await tx`insert into supabase_migrations.seed_files (path, hash)
-                 values ('seed.sql', ${await sha256(text)})`;
+                 values ('seed.sql', ${sha256Hex(text)})`;
         applied.push("seed.sql");
       }
     }
   });
   return applied;
-}
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -5,6 +5,7 @@
  */
 import postgres from "postgres";
 import { type RunningServer, startServer } from "../scripts/server.ts";
+import { randomIp } from "./support/http.ts";
 
 Deno.env.set("LOG_LEVEL", Deno.env.get("TEST_LOG_LEVEL") ?? "silent");
 // Tests pick their client address through X-Forwarded-For so per-IP budgets stay independent.
@@ -73,10 +74,7 @@ export interface CallOptions {
 }
 
 /** A random client address, so each test has its own per-IP budget. */
-export function randomIp(): string {
-  const b = crypto.getRandomValues(new Uint8Array(3));
-  return `10.${b[0]}.${b[1]}.${b[2]}`;
-}
+export { randomIp };
 
 /** POSTs to a function over HTTP and parses the JSON answer. */
 export async function call<T = unknown>(

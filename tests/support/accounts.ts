@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { loadEnvFile } from "../../scripts/env_file.ts";
 import { upsertDevUser } from "../../scripts/dev_user.ts";
+import { sha256Hex } from "../../supabase/functions/_shared/sha256.ts";
 
 // The JWT module validates the environment when it loads: fill it from .env first, as the server
 // subprocess does, so both sign and verify with the same secret.
@@ -36,7 +37,7 @@ export async function createApiKeys(
   count: number,
 ): Promise<string[]> {
   const keys = Array.from({ length: count }, () => crypto.randomUUID());
-  const hashes = await Promise.all(keys.map(sha256Hex));
+  const hashes = keys.map((key) => sha256Hex(key));
   // Each client is named after its key's position, which pairs it with its hash.
   await sql`
     with input as (
@@ -50,9 +51,4 @@ export async function createApiKeys(
     select input.hash, ${userId}::uuid, made.id
     from made join input on made.name = 'load client ' || input.n`;
   return keys;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -8,7 +8,8 @@ import { mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
 import { errorBody, Fail, failBody, jsonResponse, successBody, Unavailable } from "./envelope.ts";
 import { log } from "./log.ts";
-import { type BucketKind, consumeRateLimit, rateLimitHeaders, sha256Hex } from "./rate_limit.ts";
+import { type BucketKind, consumeRateLimit, rateLimitHeaders } from "./rate_limit.ts";
+import { sha256Hex } from "./sha256.ts";
 import { parseJsonBody, readBodyCapped } from "./read_body.ts";
 import { validationFail } from "./validation.ts";
 import { corsHeaders } from "./cors.ts";
@@ -315,7 +316,7 @@ async function resolveApiKey(
   token: string,
   characterId: number | undefined,
 ): Promise<Resolved> {
-  const key = await lookupApiKey(tx, await sha256Hex(token));
+  const key = await lookupApiKey(tx, sha256Hex(token));
   if (!key) throw new Fail("Invalid API Key", 401);
   if (key.clientId === null) throw new Fail("Invalid API Key, no client found", 401);
   let userId = key.userId;

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./sha256.ts";
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import { env } from "./env.ts";
@@ -37,13 +37,6 @@ function sharedStore(): RatelimitRedis | null {
   }
   return null;
 }
-
-/** Which store holds the shared windows: "upstash", "redis" or "memory". */
-export const rateLimitStore: "upstash" | "redis" | "memory" = env.UPSTASH_REDIS_REST_URL
-  ? "upstash"
-  : env.REDIS_URL
-  ? "redis"
-  : "memory";
 
 /**
  * Sliding windows per bucket kind in the shared store, with in-process windows that take over
@@ -109,7 +102,7 @@ export async function consumeRateLimit(
   store: "shared" | "in_process" = "shared",
 ): Promise<WindowResult> {
   const limiter = store === "shared" ? sharedLimiter : inProcessLimiter;
-  return await limiter.limit(kind, await sha256Hex(identifier));
+  return await limiter.limit(kind, sha256Hex(identifier));
 }
 
 /** The spec's rate-limit headers for a window result. */
@@ -122,10 +115,4 @@ export function rateLimitHeaders(result: WindowResult): Record<string, string> {
   };
   if (!result.success) headers["Retry-After"] = String(Math.max(1, resetSeconds));
   return headers;
-}
-
-/** Hex SHA-256 of a string. */
-export function sha256Hex(text: string): Promise<string> {
-  // Synchronous hashing: WebCrypto's async digest costs a thread hop per call, on every request.
-  return Promise.resolve(createHash("sha256").update(text).digest("hex"));
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ApiClient, CreateApiClientBody, CreatedApiClient } from "@shared/accounts.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { sha256Hex } from "../_shared/rate_limit.ts";
+import { sha256Hex } from "../_shared/sha256.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint({
@@ -13,9 +13,9 @@ serve(endpoint({
     const apiKey = crypto.randomUUID();
     const [client] = await tx<z.input<typeof ApiClient>[]>`
       select id, name, description, created_at, last_used_at
-      from private.create_api_client(${body.name}, ${body.description ?? null}, ${await sha256Hex(
-      apiKey,
-    )})`;
+      from private.create_api_client(${body.name}, ${body.description ?? null}, ${
+      sha256Hex(apiKey)
+    })`;
     return { ...ApiClient.parse(client), api_key: apiKey };
   },
 }));

@@ -7,6 +7,7 @@ import {
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
+import { sha256Hex } from "../_shared/sha256.ts";
 import { type ImageFormat, sniffImageFormat } from "../_shared/storage/image_format.ts";
 import { objectName } from "../_shared/storage/object_name.ts";
 import { publicFileStore } from "../_shared/storage/public_file_store.ts";
@@ -17,11 +18,6 @@ function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
   } catch {
     throw fail("Invalid value for data: expected standard base64 with padding");
   }
-}
-
-async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 serve(endpoint({
@@ -41,7 +37,7 @@ serve(endpoint({
     if (sniffImageFormat(bytes) !== declared) {
       throw fail(`Invalid value for data: the file is not a ${declared.toUpperCase()} image`);
     }
-    const name = objectName(caller.userId, body.category, await sha256Hex(bytes), declared);
+    const name = objectName(caller.userId, body.category, sha256Hex(bytes), declared);
     // The row's insert trigger enforces the tier; the same file again is already recorded.
     await tx`
       insert into public.uploaded_file (bucket, path, content_type, byte_size)
