@@ -82,8 +82,3 @@ async function actAs<T>(tx: Tx, acting: Acting, fn: (tx: Tx) => Promise<T>): Pro
     throw e;
   }
 }
-
-/** Runs `fn` as the signed-in user described by `claims`. */
-export async function withClaims<T>(claims: Claims, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return await withRole({ role: "authenticated", claims }, fn);
-}

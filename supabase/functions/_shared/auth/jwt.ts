@@ -75,17 +75,6 @@ export function userTokenClaims(
   };
 }
 
-/** Mints the short-lived user token an API-key request runs under, and returns its claims. */
-export async function mintUserToken(
-  userId: string,
-  extra: { api_client_id: number },
-): Promise<{ token: string; claims: Claims }> {
-  const claims = userTokenClaims(userId, extra);
-  const token = await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .sign(hsKey);
-  return { token, claims };
-}
-
 /** Signs a Supabase-shaped access token for a local account (used by `dev:user` and tests). */
 export async function signLocalAccessToken(
   userId: string,
