@@ -3,7 +3,7 @@ import { databaseUrl, env } from "./env.ts";
 import type { Claims } from "./auth/jwt.ts";
 
 /** A transaction handle: every query a request makes runs through one. */
-export type Tx = postgres.TransactionSql;
+export type Tx = postgres.Sql;
 
 /** The process-wide connection pool, built once at module scope. */
 export const sql: postgres.Sql = postgres(databaseUrl(), {
@@ -41,44 +41,133 @@ export type Acting = { role: "authenticated"; claims: Claims } | { role: "anon" 
 
 /**
  * Runs `fn` in one transaction as the given role with `request.jwt.claims` set transaction-locally,
- * exactly as PostgREST does, so every row-level policy applies to every statement in it.
+ * exactly as PostgREST does, so every row-level policy applies to every statement in it. An
+ * `authenticated` transaction first checks that the user still exists (401 otherwise).
  */
 export async function withRole<T>(acting: Acting, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const result = await sql.begin((tx) => actAs(tx, acting, fn));
-  return result as T;
+  const claims = acting.role === "authenticated" ? JSON.stringify(acting.claims) : "{}";
+  const { value } = await inTransaction(
+    (tx) => tx`select private.begin_request(${acting.role}, ${claims})`,
+    fn,
+  );
+  return value;
 }
 
 /**
- * `withRole` for a caller known only after a credential lookup: `resolve` runs first, in the same
- * transaction, as the service role (the only role granted the lookups); then the role and claims it
- * returns are set, and `fn` runs under them. One transaction instead of a lookup transaction and a
- * request transaction saves a BEGIN/COMMIT pair per request. If `resolve` throws (an unknown key),
- * the transaction rolls back and `fn` never runs.
+ * Runs `fn` in one transaction as the user behind an API key: the database resolves the key by its
+ * hash (and, given a character id, the key's grant on that character, acting as its owner), then
+ * sets the role and claims; 401 for an unknown or revoked key, 403 without the grant. Returns the
+ * result with whom it acted as, for a later transaction as the same caller.
  */
-export async function withResolvedRole<R extends { acting: Acting }, T>(
-  resolve: (tx: Tx) => Promise<R>,
-  fn: (tx: Tx, resolved: R) => Promise<T>,
-): Promise<T> {
-  const result = await sql.begin(async (tx) => {
-    const resolved = await actAs(tx, { role: "service_role" }, resolve);
-    return await actAs(tx, resolved.acting, (tx) => fn(tx, resolved));
-  });
-  return result as T;
+export async function withApiKey<T>(
+  keyHash: string,
+  characterId: number | null,
+  fn: (tx: Tx) => Promise<T>,
+): Promise<{ value: T; acting: Acting }> {
+  const { value, opened } = await inTransaction(
+    (tx) =>
+      tx<{ claims: string }[]>`
+      select private.begin_api_key_request(${keyHash}, ${characterId}) as claims`,
+    fn,
+  );
+  const claims = opened[0]?.claims;
+  if (claims === undefined) throw new Error("begin_api_key_request returned no claims");
+  return { value, acting: { role: "authenticated", claims: JSON.parse(claims) } };
 }
 
-/** Switches `tx` to the role and claims of `acting` (transaction-locally), then runs `fn`. */
-async function actAs<T>(tx: Tx, acting: Acting, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const claims = acting.role === "authenticated" ? JSON.stringify(acting.claims) : "{}";
-  // Sent without waiting: the next statement follows it on the same connection, in order, so the
-  // role and claims are in force for it and a round trip is saved.
-  const setup = tx`select set_config('role', ${acting.role}, true),
-                          set_config('request.jwt.claims', ${claims}, true)`.execute();
+/**
+ * The one transaction runner. BEGIN, the opening statement (which sets the role) and the
+ * handler's first query are sent without waiting for one another, so they reach Postgres in one
+ * write and a request costs two round trips (that, and COMMIT) instead of four. Statements on one
+ * connection run in order, so the opening is in force for everything `fn` sends; if it fails, the
+ * transaction is aborted, nothing after it runs, and its error is the one reported.
+ */
+async function inTransaction<O extends postgres.Row[], T>(
+  open: (tx: postgres.Sql) => postgres.PendingQuery<O>,
+  fn: (tx: Tx) => Promise<T>,
+): Promise<{ value: T; opened: O }> {
+  const reserved = await sql.reserve();
+  const watch = new ConnectionWatch();
+  const begun = reserved.unsafe("begin", [], watch.options).execute();
+  const opening = open(reserved).execute();
+  // Handled below, once `fn` has finished: an opening error outranks what it caused in `fn`.
+  begun.catch(() => {});
+  opening.catch(() => {});
+
+  let outcome: { value: T } | { error: unknown };
   try {
-    const value = await fn(tx);
-    await setup;
-    return value;
-  } catch (e) {
-    await setup; // a failed setup is the cause of whatever failed after it
-    throw e;
+    outcome = { value: await fn(guard(reserved, watch)) };
+  } catch (error) {
+    outcome = { error };
   }
+  const started = await Promise.allSettled([begun, opening]);
+  const refusal = started.find((s) => s.status === "rejected")?.reason;
+  try {
+    if (refusal !== undefined || "error" in outcome) {
+      if (!watch.lost) await reserved.unsafe("rollback").catch(() => {});
+      throw refusal ?? ("error" in outcome ? outcome.error : undefined);
+    }
+    await reserved.unsafe("commit");
+    return { value: outcome.value, opened: await opening };
+  } finally {
+    // A connection that closed went back to the pool as closed; releasing it would return it as
+    // open. (postgres.js then reconnects it.)
+    if (!watch.lost) {
+      watch.detach();
+      reserved.release();
+    }
+  }
+}
+
+/** The part of postgres.js's connection object the watch uses. */
+interface PoolConnection {
+  onclose: ((error: unknown) => void) | null;
+}
+
+/**
+ * Learns when a reserved connection closes. postgres.js calls a query's `onexecute` option with the
+ * connection it is written to and a connection's `onclose` when it closes; `sql.begin` uses the
+ * same two hooks. After a close, the pool may reconnect that connection for another caller, so
+ * nothing more may be sent through this reservation.
+ */
+class ConnectionWatch {
+  lost = false;
+  #connection: PoolConnection | null = null;
+
+  readonly options = {
+    onexecute: (connection: PoolConnection): boolean => {
+      this.#connection = connection;
+      connection.onclose = () => (this.lost = true);
+      return true; // keeps the connection writable for the next pipelined query
+    },
+  } as unknown as postgres.UnsafeQueryOptions;
+
+  detach(): void {
+    if (this.#connection) this.#connection.onclose = null;
+  }
+}
+
+/** The reservation as handlers see it: a query after its connection closed fails (503) at once. */
+function guard(reserved: postgres.ReservedSql, watch: ConnectionWatch): Tx {
+  const refuseIfLost = () => {
+    if (watch.lost) {
+      throw Object.assign(new Error("The database connection closed during the transaction"), {
+        code: "CONNECTION_CLOSED",
+      });
+    }
+  };
+  return new Proxy(reserved, {
+    apply(target, self, args) {
+      refuseIfLost();
+      return Reflect.apply(target, self, args);
+    },
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property !== "unsafe" || typeof value !== "function") return value;
+      return (...args: Parameters<typeof target.unsafe>) => {
+        refuseIfLost();
+        return target.unsafe(...args);
+      };
+    },
+  });
 }

@@ -37,6 +37,10 @@ export function mapDatabaseError(e: unknown): unknown {
   const err = e as PgErrorFields;
   const code = err.code ?? "";
   if (CONNECTION_CODES.has(code) || code.startsWith("08")) return new Unavailable(e);
+  // PostgREST's convention: a function raises SQLSTATE PTxxx to answer with HTTP status xxx.
+  if (code === "PT401" || code === "PT403") {
+    return new Fail(err.message ?? "Not allowed", code === "PT401" ? 401 : 403);
+  }
   switch (code) {
     case "P0001": // raise exception from our triggers and functions: written for people
       return fail(err.message ?? "Request refused", parseDetail(err.detail));

@@ -1,8 +1,7 @@
 import type { z } from "zod";
-import { type Claims, userTokenClaims, verifyAccessToken } from "./auth/jwt.ts";
+import { type Claims, verifyAccessToken } from "./auth/jwt.ts";
 import { type Bearer, classifyBearer } from "./auth/classify_bearer.ts";
-import { lookupApiKey, lookupCharacterGrant } from "./credential_lookups.ts";
-import { type Acting, type Tx, withResolvedRole, withRole } from "./db.ts";
+import { type Acting, type Tx, withApiKey, withRole } from "./db.ts";
 import { AfterCommit } from "./after_commit.ts";
 import { mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
@@ -18,19 +17,14 @@ import { clientAddress } from "./client_address.ts";
 /** The credentials an endpoint accepts. `none` admits callers without any. */
 export type AuthKind = "jwt" | "api_key" | "service" | "none";
 
-/** Who is calling, once identity is resolved. */
+/**
+ * What kind of caller this is. Which user a request acts for is known to the database
+ * (`auth.uid()`), which resolves API keys itself; handlers ask it rather than carry a copy.
+ */
 export type Caller =
   | { kind: "anonymous" }
   | { kind: "service" }
-  | {
-    kind: "user";
-    via: "jwt" | "api_key";
-    /** The user the request runs as (for a character grant: the character's owner). */
-    userId: string;
-    claims: Claims;
-    /** The API client, for API-key requests. */
-    clientId: number | null;
-  };
+  | { kind: "user"; via: "jwt" | "api_key" };
 
 /** What a handler receives. */
 export interface HandlerContext<B> {
@@ -237,43 +231,37 @@ function notAccepted(accepted: readonly AuthKind[]): Fail {
 }
 
 /**
- * Resolves who the caller is, outside any request transaction: for a plain endpoint, and to report
- * an unknown API key before a bad body. Keys are looked up by hash only after the rate limit.
+ * Checks the caller's credential outside any request transaction, for a plain endpoint and to
+ * report an unknown API key before a bad body. Keys are looked up by hash only after the rate limit.
  */
 async function identify(bearer: Bearer, verified: Claims | Fail | null): Promise<Caller> {
+  const caller = callerOf(bearer);
+  if (bearer.kind === "api_key") {
+    await withApiKey(sha256Hex(bearer.token), null, async () => {}).catch((e) => {
+      throw mapDatabaseError(e);
+    });
+  } else if (bearer.kind === "jwt" && (verified === null || verified instanceof Fail)) {
+    throw verified ?? new Fail("Invalid token", 401);
+  }
+  return caller;
+}
+
+function callerOf(bearer: Bearer): Caller {
   switch (bearer.kind) {
     case "service":
       return { kind: "service" };
     case "api_key":
-      return await withRole(
-        { role: "service_role" },
-        async (tx) => (await resolveApiKey(tx, bearer.token, undefined)).caller,
-      ).catch((e) => {
-        throw mapDatabaseError(e);
-      });
     case "jwt":
-      if (verified === null || verified instanceof Fail) {
-        throw verified ?? new Fail("Invalid token", 401);
-      }
-      return { kind: "user", via: "jwt", userId: verified.sub, claims: verified, clientId: null };
+      return { kind: "user", via: bearer.kind };
     default:
       return { kind: "anonymous" };
   }
 }
 
-/** Whom a request's transaction acts as, and the caller its handler sees. */
-interface Resolved {
-  acting: Acting;
-  caller: Caller;
-  /** A JWT may outlive its account: check the user still exists first. */
-  checkUserExists: boolean;
-}
-
 /**
- * Runs a database handler in one transaction as its caller. An API key is resolved inside that
- * transaction (`withResolvedRole`): the key lookup, and the character grant when the endpoint
- * names one, run as the service role before the switch to the key's user, so an API-key request
- * costs one transaction. Other callers need no lookup.
+ * Runs a database handler in one transaction as its caller. For an API key the database resolves
+ * the key, and the character grant when the endpoint names one, in the statement that opens the
+ * transaction (`withApiKey`), so an API-key request costs one transaction and no extra round trip.
  */
 async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   spec: DbEndpointSpec<S, R>,
@@ -281,20 +269,19 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   bearer: Bearer,
   verified: Claims | Fail | null,
 ): Promise<unknown> {
-  const characterId = spec.characterGrant?.(base.body);
-  const handle = async (tx: Tx, resolved: Resolved) => {
-    if (resolved.checkUserExists) await assertKnownUser(tx);
-    const outcome = await spec.run({ ...base, caller: resolved.caller, tx });
-    return { acting: resolved.acting, outcome };
-  };
-  let transaction: ReturnType<typeof handle>;
+  const caller = callerOf(bearer);
+  type Outcome = z.input<R> | AfterCommit<z.input<R>>;
+  const handle = (tx: Tx): Promise<Outcome> => spec.run({ ...base, caller, tx });
+  let transaction: Promise<{ value: Outcome; acting: Acting }>;
   if (bearer.kind === "api_key") {
-    transaction = withResolvedRole((tx) => resolveApiKey(tx, bearer.token, characterId), handle);
+    const characterId = spec.characterGrant?.(base.body) ?? null;
+    transaction = withApiKey(sha256Hex(bearer.token), characterId, handle);
   } else {
-    const resolved = resolvedFor(await identify(bearer, verified));
-    transaction = withRole(resolved.acting, (tx) => handle(tx, resolved));
+    await identify(bearer, verified);
+    const acting = actingFor(bearer, verified);
+    transaction = withRole(acting, handle).then((value) => ({ value, acting }));
   }
-  const { acting, outcome } = await transaction.catch((e) => {
+  const { value: outcome, acting } = await transaction.catch((e) => {
     throw mapDatabaseError(e);
   });
   if (!(outcome instanceof AfterCommit)) return outcome;
@@ -306,54 +293,13 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   });
 }
 
-/**
- * Resolves an API key (and, for a character endpoint given one id, the key's grant on it) in `tx`,
- * which acts as the service role: 401 for an unknown or revoked key, 403 without the grant. A
- * granted call runs as the character's owner.
- */
-async function resolveApiKey(
-  tx: Tx,
-  token: string,
-  characterId: number | undefined,
-): Promise<Resolved> {
-  const key = await lookupApiKey(tx, sha256Hex(token));
-  if (!key) throw new Fail("Invalid API Key", 401);
-  if (key.clientId === null) throw new Fail("Invalid API Key, no client found", 401);
-  let userId = key.userId;
-  if (characterId !== undefined) {
-    const owner = await lookupCharacterGrant(tx, key.clientId, characterId);
-    if (!owner) throw new Fail("You do not have access to this character", 403);
-    userId = owner;
+/** The role and claims for a caller whose identity needs no lookup. */
+function actingFor(bearer: Bearer, verified: Claims | Fail | null): Acting {
+  if (bearer.kind === "service") return { role: "service_role" };
+  if (bearer.kind === "jwt" && verified !== null && !(verified instanceof Fail)) {
+    return { role: "authenticated", claims: verified };
   }
-  const claims = userTokenClaims(userId, { api_client_id: key.clientId });
-  return {
-    acting: { role: "authenticated", claims },
-    caller: { kind: "user", via: "api_key", userId, claims, clientId: key.clientId },
-    checkUserExists: false,
-  };
-}
-
-/** The role and claims for a caller that needs no lookup. */
-function resolvedFor(caller: Caller): Resolved {
-  switch (caller.kind) {
-    case "service":
-      return { acting: { role: "service_role" }, caller, checkUserExists: false };
-    case "anonymous":
-      return { acting: { role: "anon" }, caller, checkUserExists: false };
-    case "user":
-      return {
-        acting: { role: "authenticated", claims: caller.claims },
-        caller,
-        checkUserExists: caller.via === "jwt",
-      };
-  }
-}
-
-async function assertKnownUser(tx: Tx): Promise<void> {
-  const [row] = await tx<{ known: boolean }[]>`select private.is_known_user() as known`;
-  if (!row?.known) {
-    throw new Fail("User not found: the account behind this token no longer exists", 401);
-  }
+  return { role: "anon" };
 }
 
 function errorResponse(

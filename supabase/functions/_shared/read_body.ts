@@ -1,23 +1,36 @@
 import { Fail, fail } from "./envelope.ts";
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Reads a request body as text, refusing with 413 once more than `maxBytes` would be read. */
 export async function readBodyCapped(req: Request, maxBytes: number): Promise<string> {
-  const declared = req.headers.get("content-length");
-  // Content-Length is only trustworthy without a transfer encoding; otherwise count streamed bytes.
-  if (declared !== null && !req.headers.has("transfer-encoding")) {
-    const length = Number(declared);
-    if (Number.isFinite(length) && length > maxBytes) throw tooLarge(maxBytes);
-  }
   if (req.body === null) return "";
-  const reader = req.body.getReader();
+  // Content-Length is only trustworthy without a transfer encoding; the HTTP server then delivers
+  // exactly that many bytes, so a body declared within the cap is read whole. Otherwise the
+  // streamed bytes are counted.
+  const declared = req.headers.has("transfer-encoding") ? null : req.headers.get("content-length");
+  const length = declared === null ? NaN : Number(declared);
+  if (length > maxBytes) throw tooLarge(maxBytes);
+  const bytes = Number.isSafeInteger(length)
+    ? new Uint8Array(await req.arrayBuffer().catch(unreadable))
+    : await readStreamCapped(req.body, maxBytes);
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new Fail("Invalid JSON body: the body is not valid UTF-8", 400);
+  }
+}
+
+async function readStreamCapped(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     while (true) {
-      const { done, value } = await reader.read().catch(() => {
-        // The client went away mid-upload: its fault, not the server's.
-        throw new Fail("Invalid request body: the body could not be read to its end", 400);
-      });
+      const { done, value } = await reader.read().catch(unreadable);
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) {
@@ -35,11 +48,12 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<st
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new Fail("Invalid JSON body: the body is not valid UTF-8", 400);
-  }
+  return bytes;
+}
+
+/** The client went away mid-upload: its fault, not the server's. */
+function unreadable(): never {
+  throw new Fail("Invalid request body: the body could not be read to its end", 400);
 }
 
 function tooLarge(maxBytes: number): Fail {

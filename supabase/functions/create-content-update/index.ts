@@ -11,7 +11,7 @@ serve(endpoint({
   auth: ["api_key", "jwt"],
   body: CreateContentUpdateBody,
   result: ContentUpdate,
-  run: async ({ body, caller, tx }) => {
+  run: async ({ body, tx }) => {
     // The insert policy admits only the caller's own proposals to sources they can read; the
     // trigger checks the fields and the target record.
     const [created] = await tx<{ id: number }[]>`
@@ -28,7 +28,7 @@ serve(endpoint({
         (select s.name from public.content_source s where s.id = ${body.content_source_id})
           as source_name`;
     const about = {
-      userId: caller.kind === "user" ? caller.userId : proposal.user_id,
+      userId: proposal.user_id,
       displayName: names?.display_name ?? "",
       sourceName: names?.source_name ?? "",
     };

@@ -37,7 +37,9 @@ serve(endpoint({
     if (sniffImageFormat(bytes) !== declared) {
       throw fail(`Invalid value for data: the file is not a ${declared.toUpperCase()} image`);
     }
-    const name = objectName(caller.userId, body.category, sha256Hex(bytes), declared);
+    const [me] = await tx<{ id: string }[]>`select auth.uid() as id`;
+    if (!me?.id) throw fail("User not found");
+    const name = objectName(me.id, body.category, sha256Hex(bytes), declared);
     // The row's insert trigger enforces the tier; the same file again is already recorded.
     await tx`
       insert into public.uploaded_file (bucket, path, content_type, byte_size)

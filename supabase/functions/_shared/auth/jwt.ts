@@ -21,9 +21,6 @@ const remoteKeys = env.SUPABASE_URL
   ? createRemoteJWKSet(new URL("/auth/v1/.well-known/jwks.json", env.SUPABASE_URL))
   : null;
 
-/** Lifetime of the token minted for an API-key request. */
-export const MINTED_TOKEN_SECONDS = 60;
-
 /**
  * Verifies an identity-provider access token (HS256 with the project secret, or the project's
  * published asymmetric keys) and returns its claims; any problem is a 401 fail.
@@ -54,25 +51,6 @@ export async function verifyAccessToken(token: string): Promise<Claims> {
     throw new Fail("Invalid token: the token carries no user", 401);
   }
   return claims.data;
-}
-
-/**
- * The claims of the short-lived user token an API-key request runs under. Requests need only the
- * claims (they go into `request.jwt.claims`), so nothing is signed on the request path.
- */
-export function userTokenClaims(
-  userId: string,
-  extra: { api_client_id: number },
-): Claims & { aud: string; iat: number; api_client_id: number } {
-  const now = Math.floor(Date.now() / 1000);
-  return {
-    sub: userId,
-    role: "authenticated",
-    aud: "authenticated",
-    iat: now,
-    exp: now + MINTED_TOKEN_SECONDS,
-    api_client_id: extra.api_client_id,
-  };
 }
 
 /** Signs a Supabase-shaped access token for a local account (used by `dev:user` and tests). */

@@ -78,6 +78,6 @@ export async function findContent<S extends z.ZodObject>(
     ${where.length > 0 ? `where ${where.join(" and ")}` : ""}
     order by t.name, t.id
     limit ${FIND_CAP}`;
-  const rows = await tx.unsafe(query, params as never[]);
+  const rows = await tx.unsafe(query, params as never[], { prepare: true });
   return rows as unknown as z.input<S>[];
 }
