@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import { databaseUrl, env } from "./env.ts";
 import type { Claims } from "./auth/jwt.ts";
+import { isConnectionError } from "./db_errors.ts";
 
 /** A transaction handle: every query a request makes runs through one. */
 export type Tx = postgres.Sql;
@@ -98,20 +99,22 @@ async function inTransaction<O extends postgres.Row[], T>(
   try {
     outcome = { value: await fn(guard(reserved, watch)) };
   } catch (error) {
-    outcome = { error };
+    outcome = { error: watch.seen(error) };
   }
   const started = await Promise.allSettled([begun, opening]);
   const refusal = started.find((s) => s.status === "rejected")?.reason;
   try {
     if (refusal !== undefined || "error" in outcome) {
       if (!watch.lost) await reserved.unsafe("rollback").catch(() => {});
-      throw refusal ?? ("error" in outcome ? outcome.error : undefined);
+      throw watch.seen(refusal ?? ("error" in outcome ? outcome.error : undefined));
     }
-    await reserved.unsafe("commit");
+    await reserved.unsafe("commit").catch((e) => {
+      throw watch.seen(e);
+    });
     return { value: outcome.value, opened: await opening };
   } finally {
-    // A connection that closed went back to the pool as closed; releasing it would return it as
-    // open. (postgres.js then reconnects it.)
+    // A connection that closed goes back to the pool as closed (postgres.js reconnects it);
+    // releasing it would hand it out as open.
     if (!watch.lost) {
       watch.detach();
       reserved.release();
@@ -125,14 +128,22 @@ interface PoolConnection {
 }
 
 /**
- * Learns when a reserved connection closes. postgres.js calls a query's `onexecute` option with the
- * connection it is written to and a connection's `onclose` when it closes; `sql.begin` uses the
- * same two hooks. After a close, the pool may reconnect that connection for another caller, so
- * nothing more may be sent through this reservation.
+ * Learns when a reserved connection is gone: from a connection error a query of it reported (a
+ * socket error reaches the queries before the close event), or from the close itself. postgres.js
+ * calls a query's `onexecute` option with the connection it is written to, and a connection's
+ * `onclose` when it closes; `sql.begin` uses the same two hooks. After a close, the pool may
+ * reconnect that connection for another caller, so nothing more may be sent through this
+ * reservation.
  */
 class ConnectionWatch {
   lost = false;
   #connection: PoolConnection | null = null;
+
+  /** Notes whether `error` means the connection is gone; returns it. */
+  seen(error: unknown): unknown {
+    if (isConnectionError(error)) this.lost = true;
+    return error;
+  }
 
   readonly options = {
     onexecute: (connection: PoolConnection): boolean => {

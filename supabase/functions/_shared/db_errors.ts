@@ -24,6 +24,13 @@ const CONNECTION_CODES = new Set([
   "57P03", // cannot_connect_now
 ]);
 
+/** Whether an error means the database connection is gone (not a refusal of one statement). */
+export function isConnectionError(e: unknown): boolean {
+  if (typeof e !== "object" || e === null) return false;
+  const code = (e as PgErrorFields).code ?? "";
+  return CONNECTION_CODES.has(code) || code.startsWith("08");
+}
+
 function readable(name: string | undefined): string {
   return (name ?? "value").replaceAll("_", " ");
 }
@@ -36,7 +43,7 @@ export function mapDatabaseError(e: unknown): unknown {
   if (e instanceof Fail || typeof e !== "object" || e === null) return e;
   const err = e as PgErrorFields;
   const code = err.code ?? "";
-  if (CONNECTION_CODES.has(code) || code.startsWith("08")) return new Unavailable(e);
+  if (isConnectionError(e)) return new Unavailable(e);
   // PostgREST's convention: a function raises SQLSTATE PTxxx to answer with HTTP status xxx.
   if (code === "PT401" || code === "PT403") {
     return new Fail(err.message ?? "Not allowed", code === "PT401" ? 401 : 403);

@@ -1,0 +1,43 @@
+/**
+ * Fault: one request's own database connection is cut while its query runs. The request answers
+ * 503, and the pool it came from keeps working: the closed connection is not handed out again as
+ * open (which would crash the server on its next write) and nothing else runs on it.
+ */
+import { equal } from "node:assert/strict";
+import postgres from "postgres";
+import { call, makeApiKey, makeUser, successData, test } from "./_harness.ts";
+import { waitFor } from "./support/free_port.ts";
+
+// The embedded database has one session, inside the server: there is no backend to cut.
+const databaseUrl = Deno.env.get("DATABASE_URL");
+
+test("a request whose connection is cut mid-query answers 503, and the server keeps serving", async () => {
+  if (!databaseUrl) return;
+  const user = await makeUser();
+  const { apiKey } = await makeApiKey(user);
+  const [spell] = successData(await call("find-spell", {}, { token: apiKey }));
+  const locker = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await locker.begin(async (lock) => {
+      // The find's SELECT waits on this lock inside its transaction; then its backend is cut.
+      await lock`lock table public.spell in access exclusive mode`;
+      const blocked = () =>
+        lock<{ pid: number }[]>`
+          select pid from pg_stat_activity
+          where application_name = 'rpg-builder-api' and wait_event_type = 'Lock'`;
+      const pending = call("find-spell", { id: spell.id }, { token: apiKey });
+      await waitFor("the find to wait on the lock", async () => (await blocked()).length === 1);
+      for (const { pid } of await blocked()) await lock`select pg_terminate_backend(${pid})`;
+      const cut = await pending;
+      equal(cut.status, 503, JSON.stringify(cut.body));
+      equal(cut.body.status, "error");
+    });
+  } finally {
+    await locker.end();
+  }
+  // More concurrent calls than the pool has connections, so every connection is used again.
+  const again = await Promise.all(
+    Array.from({ length: 24 }, () => call("find-spell", { id: spell.id }, { token: apiKey })),
+  );
+  for (const res of again) equal(successData(res).id, spell.id);
+});
