@@ -156,6 +156,8 @@ try {
     });
     if (result) console.log(`profiled: ${line(result)}`);
     console.log(summarize(profile, 30));
+    const profileOut = Deno.env.get("PROFILE_OUT");
+    if (profileOut) Deno.writeTextFileSync(profileOut, JSON.stringify(profile));
   } else {
     await measure(scenarios, startRss, apiKeys);
   }

@@ -9,15 +9,26 @@ export class RedisReplyError extends Error {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** A command waiting for its reply. */
+interface Waiter {
+  resolve: (v: RespValue) => void;
+  reject: (e: Error) => void;
+  sentAt: number;
+}
+
 /**
  * A minimal Redis client over TCP, enough for @upstash/ratelimit's scripts (`eval`, `evalsha`).
  * Replies are matched to commands in order on one pipelined connection; a broken connection
- * fails what is in flight and is reopened on the next command.
+ * fails what is in flight and is reopened on the next command. Commands issued while the event
+ * loop is busy go out in one write, as concurrent requests each make one.
  */
 export class RedisTcp {
   #conn: Deno.TcpConn | null = null;
   #connecting: Promise<Deno.TcpConn> | null = null;
-  #pending: { resolve: (v: RespValue) => void; reject: (e: Error) => void }[] = [];
+  #pending: Waiter[] = [];
+  #outbox: Uint8Array[] = [];
+  #flushing = false;
+  #watchdog: ReturnType<typeof setTimeout> | null = null;
   #buffer: Uint8Array = new Uint8Array(0);
   readonly #hostname: string;
   readonly #port: number;
@@ -34,20 +45,50 @@ export class RedisTcp {
 
   /** Sends one command and resolves with its reply. */
   async command(args: (string | number)[]): Promise<RespValue> {
-    const conn = await this.#connection();
+    await this.#connection();
     const reply = new Promise<RespValue>((resolve, reject) => {
-      this.#pending.push({ resolve, reject });
+      this.#pending.push({ resolve, reject, sentAt: Date.now() });
     });
-    const timer = setTimeout(
-      () => this.#fail(new Error("Redis command timed out")),
-      this.timeoutMs,
-    );
-    try {
-      await conn.write(encodeCommand(args));
-      return await reply;
-    } finally {
-      clearTimeout(timer);
+    this.#outbox.push(encodeCommand(args));
+    if (!this.#flushing) {
+      this.#flushing = true;
+      setTimeout(() => this.#flush(), 0);
     }
+    this.#watchdog ??= setTimeout(() => this.#checkTimeouts(), this.timeoutMs);
+    return await reply;
+  }
+
+  async #flush(): Promise<void> {
+    const conn = this.#conn;
+    const bytes = concatAll(this.#outbox.splice(0));
+    if (conn === null || bytes.length === 0) {
+      this.#flushing = false; // a failed connection already rejected what was queued
+      return;
+    }
+    try {
+      for (let at = 0; at < bytes.length;) at += await conn.write(bytes.subarray(at));
+    } catch (e) {
+      if (this.#conn === conn) this.#fail(e instanceof Error ? e : new Error(String(e)));
+    } finally {
+      this.#flushing = false;
+      if (this.#outbox.length > 0) {
+        this.#flushing = true;
+        setTimeout(() => this.#flush(), 0);
+      }
+    }
+  }
+
+  /** One timer for all commands: fails the connection when the oldest waits too long. */
+  #checkTimeouts(): void {
+    this.#watchdog = null;
+    const oldest = this.#pending[0];
+    if (!oldest) return;
+    const waited = Date.now() - oldest.sentAt;
+    if (waited >= this.timeoutMs) {
+      this.#fail(new Error("Redis command timed out"));
+      return;
+    }
+    this.#watchdog = setTimeout(() => this.#checkTimeouts(), this.timeoutMs - waited);
   }
 
   /** Runs a Lua script by hash; rejects with NOSCRIPT when this server has not seen it. */
@@ -136,6 +177,9 @@ export class RedisTcp {
     } catch {
       // already closed
     }
+    this.#outbox = [];
+    if (this.#watchdog !== null) clearTimeout(this.#watchdog);
+    this.#watchdog = null;
     for (const waiter of this.#pending.splice(0)) waiter.reject(error);
   }
 }
@@ -193,6 +237,17 @@ function findCrlf(buf: Uint8Array, from: number): number {
     if (buf[i] === 13 && buf[i + 1] === 10) return i;
   }
   return -1;
+}
+
+function concatAll(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
