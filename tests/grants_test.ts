@@ -308,12 +308,13 @@ test("deleting an API client or a character removes its grants", async () => {
   );
 });
 
-test("resolve_character_grant is callable by the service role only", async () => {
-  const [row] = await adminSql<{ roles: string[] }[]>`
+test("no request role may call the request openers, which resolve keys and grants", async () => {
+  const [row] = await adminSql<{ roles: string[] | null }[]>`
     select array_agg(r.rolname order by r.rolname) as roles
     from pg_roles r
+    cross join (values ('private.begin_request(text, text)'),
+                       ('private.begin_api_key_request(text, bigint)')) f(signature)
     where r.rolname in ('anon', 'authenticated', 'service_role')
-      and has_function_privilege(r.rolname,
-        'private.resolve_character_grant(bigint, bigint)', 'execute')`;
-  deepStrictEqual(row?.roles, ["service_role"]);
+      and has_function_privilege(r.rolname, f.signature, 'execute')`;
+  deepStrictEqual(row?.roles, null);
 });
