@@ -1,3 +1,5 @@
+import { setImmediate } from "node:timers";
+
 /** A value of the Redis protocol (RESP2). */
 export type RespValue = string | number | null | RespValue[];
 
@@ -52,7 +54,7 @@ export class RedisTcp {
     this.#outbox.push(encodeCommand(args));
     if (!this.#flushing) {
       this.#flushing = true;
-      setTimeout(() => this.#flush(), 0);
+      setImmediate(() => this.#flush());
     }
     this.#watchdog ??= setTimeout(() => this.#checkTimeouts(), this.timeoutMs);
     return await reply;
@@ -73,7 +75,7 @@ export class RedisTcp {
       this.#flushing = false;
       if (this.#outbox.length > 0) {
         this.#flushing = true;
-        setTimeout(() => this.#flush(), 0);
+        setImmediate(() => this.#flush());
       }
     }
   }
