@@ -425,6 +425,77 @@ botTest("update-content-update APPROVE applies a partial UPDATE and a DELETE", a
   equal(await spellRow(doomed), null);
 });
 
+botTest(
+  "update-content-update APPROVE keeps an ancestry's own trait in step: renamed on UPDATE, found or made on CREATE",
+  async () => {
+    const user = await makeUser();
+    const sourceId = await makeSource();
+    const otherSourceId = await makeSource();
+    const [elfTrait, foreignTrait] = await adminSql<{ id: number }[]>`
+      insert into public.trait (name, content_source_id)
+      values ('Elf', ${sourceId}), ('Elf', ${otherSourceId}) returning id`;
+    const [elf] = await adminSql<{ id: number }[]>`
+      insert into public.ancestry (name, content_source_id, trait_id)
+      values ('Elf', ${sourceId}, ${elfTrait!.id}) returning id`;
+    const traitName = async (id: number) =>
+      (await adminSql<{ name: string }[]>`select name from public.trait where id = ${id}`)[0]?.name;
+    const approve = async (body: Record<string, unknown>) => {
+      const proposal = await propose(user.access_token, { content_source_id: sourceId, ...body });
+      const res = await moderate(proposal.discord_msg_id ?? "", "APPROVE");
+      return { res, proposal: await findOne(user.access_token, proposal.id) };
+    };
+
+    const renamed = await approve({
+      type: "ancestry",
+      action: "UPDATE",
+      ref_id: elf!.id,
+      data: { name: "High Elf", trait_id: elfTrait!.id },
+    });
+    equal(successData(renamed.res), true);
+    equal(await traitName(elfTrait!.id), "High Elf");
+
+    // A new record's trait_id only asks for a trait: the source's trait of its name is linked...
+    const dwarf = await approve({
+      type: "ancestry",
+      action: "CREATE",
+      data: { name: "Dwarf", trait_id: foreignTrait!.id },
+    });
+    successData(dwarf.res);
+    const [made] = await adminSql<{ trait_id: number; trait_name: string; source: number }[]>`
+      select a.trait_id, t.name as trait_name, t.content_source_id as source
+      from public.ancestry a join public.trait t on t.id = a.trait_id
+      where a.id = ${dwarf.proposal.ref_id}`;
+    deepStrictEqual({ name: made?.trait_name, source: made?.source }, {
+      name: "Dwarf",
+      source: sourceId,
+    });
+    // ...an existing one when the name matches in any case, rather than a second trait.
+    const again = await approve({
+      type: "ancestry",
+      action: "CREATE",
+      data: { name: "high elf", trait_id: foreignTrait!.id },
+    });
+    successData(again.res);
+    const [linked] = await adminSql<{ trait_id: number }[]>`
+      select trait_id from public.ancestry where id = ${again.proposal.ref_id}`;
+    equal(linked?.trait_id, elfTrait!.id);
+
+    // Only the source's own traits are renamed: pointing at another source's fails, nothing moves.
+    const foreign = await approve({
+      type: "ancestry",
+      action: "UPDATE",
+      ref_id: elf!.id,
+      data: { name: "Wood Elf", trait_id: foreignTrait!.id },
+    });
+    match(failMessage(foreign.res), /trait \d+ is not in content source \d+/);
+    equal(foreign.proposal.status.state, "PENDING");
+    equal(await traitName(foreignTrait!.id), "Elf");
+    const [unchanged] = await adminSql<{ name: string }[]>`
+      select name from public.ancestry where id = ${elf!.id}`;
+    equal(unchanged?.name, "High Elf");
+  },
+);
+
 botTest("update-content-update: APPROVED and REJECTED are final", async () => {
   const user = await makeUser();
   const sourceId = await makeSource();
