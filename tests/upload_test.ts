@@ -101,6 +101,29 @@ test("upload-public-file names files by content hash: the same image is stored o
   equal(files.length, 1);
 });
 
+test("delete-user removes the account's stored files once the deletion commits", async () => {
+  const user = await uploader(3);
+  const other = await uploader(3);
+  const upload = async (token: string, category: string) =>
+    successData(
+      await call("upload-public-file", { data: image("png").toBase64(), category, type: "png" }, {
+        token,
+      }),
+    ).url as string;
+  const portrait = await upload(user.access_token, "portraits");
+  const background = await upload(user.access_token, "backgrounds");
+  const kept = await upload(other.access_token, "portraits");
+  successData(await call("delete-user", {}, { token: user.access_token }));
+  for (const url of [portrait, background]) {
+    const res = await fetchUrl(url);
+    await res.body?.cancel();
+    equal(res.status, 404, url);
+  }
+  const res = await fetchUrl(kept);
+  await res.body?.cancel();
+  equal(res.status, 200, "another user's file stays");
+});
+
 test("upload-public-file refuses bytes whose magic number does not match the type", async () => {
   const user = await uploader(1);
   const script = new TextEncoder().encode("<script>alert(document.cookie)</script>");

@@ -34,4 +34,12 @@ export class LocalStore implements PublicFileStore {
     const origin = env.APP_URL ?? Deno.env.get("APP_URL") ?? "http://127.0.0.1:54321";
     return `${origin.replace(/\/$/, "")}/storage/v1/object/public/${name.bucket}/${name.path}`;
   }
+
+  async remove(names: readonly ObjectName[]): Promise<void> {
+    for (const name of names) {
+      await Deno.remove(localObjectPath(name)).catch((e) => {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      });
+    }
+  }
 }

@@ -9,6 +9,8 @@ export interface PublicFileStore {
   readonly kind: "supabase" | "local";
   /** Stores the bytes under the name (idempotent) and returns the URL anyone can fetch them at. */
   put(name: ObjectName, bytes: Uint8Array<ArrayBuffer>): Promise<string>;
+  /** Deletes the named files; one already gone is not an error. */
+  remove(names: readonly ObjectName[]): Promise<void>;
 }
 
 function chooseStore(): PublicFileStore {

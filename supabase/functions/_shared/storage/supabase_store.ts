@@ -41,4 +41,28 @@ export class SupabaseStore implements PublicFileStore {
     if (!res.ok) throw new Unavailable(new Error(`Storage upload failed: HTTP ${res.status}`));
     return `${this.#base}/storage/v1/object/public/${name.bucket}/${name.path}`;
   }
+
+  /** One Storage API call per bucket: `DELETE /object/<bucket>` with the paths as `prefixes`. */
+  async remove(names: readonly ObjectName[]): Promise<void> {
+    const byBucket = Map.groupBy(names, (name) => name.bucket);
+    for (const [bucket, inBucket] of byBucket) {
+      let res: Response;
+      try {
+        res = await fetch(`${this.#base}/storage/v1/object/${bucket}`, {
+          method: "DELETE",
+          headers: {
+            authorization: `Bearer ${this.#key}`,
+            apikey: this.#key,
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({ prefixes: inBucket.map((name) => name.path) }),
+          signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
+        });
+      } catch (e) {
+        throw new Unavailable(e);
+      }
+      await res.body?.cancel();
+      if (!res.ok) throw new Unavailable(new Error(`Storage delete failed: HTTP ${res.status}`));
+    }
+  }
 }

@@ -57,3 +57,45 @@ Deno.test("SupabaseStore.put() reports a refused or unreachable store as unavail
     (e) => e instanceof Unavailable,
   );
 });
+
+Deno.test("SupabaseStore.remove() deletes each bucket's paths in one call with the service key", async () => {
+  const fake = fakeStorage(200);
+  const background = parseObjectName(
+    "backgrounds",
+    `${crypto.randomUUID()}/${"cd".repeat(32)}.png`,
+  )!;
+  try {
+    await new SupabaseStore(fake.url, "service-key").remove([name, background, name]);
+    const calls = fake.seen.map((request) => ({
+      method: request.method,
+      path: request.path,
+      authorization: request.headers.get("authorization"),
+      body: JSON.parse(new TextDecoder().decode(request.bytes)),
+    }));
+    deepStrictEqual(calls, [
+      {
+        method: "DELETE",
+        path: "/storage/v1/object/portraits",
+        authorization: "Bearer service-key",
+        body: { prefixes: [name.path, name.path] },
+      },
+      {
+        method: "DELETE",
+        path: "/storage/v1/object/backgrounds",
+        authorization: "Bearer service-key",
+        body: { prefixes: [background.path] },
+      },
+    ]);
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("SupabaseStore.remove() reports a refusing store as unavailable", async () => {
+  const fake = fakeStorage(500);
+  try {
+    await rejects(new SupabaseStore(fake.url, "k").remove([name]), (e) => e instanceof Unavailable);
+  } finally {
+    await fake.close();
+  }
+});
