@@ -74,6 +74,17 @@ test("a JWT with a bad signature, expired, or without a user gets 401", async ()
   match(failMessage(await call("find-api-client", {}, { token: anon }), 401), /no user/);
 });
 
+test("a JWT that worked stops working when it expires: a verified token is not trusted longer", async () => {
+  const user = await makeUser();
+  const exp = Math.floor(Date.now() / 1000) + 2;
+  const token = await signed({ sub: user.user_id, role: "authenticated", exp });
+  successData(await call("find-api-client", {}, { token }));
+  successData(await call("find-api-client", {}, { token }));
+  // jose's rule: valid while exp is after the current second.
+  await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 50));
+  match(failMessage(await call("find-api-client", {}, { token }), 401), /expired/);
+});
+
 test("a token that claims an API client is refused: only the server mints those", async () => {
   const user = await makeUser();
   const now = Math.floor(Date.now() / 1000);
