@@ -212,13 +212,8 @@ async function call(
   body: unknown,
   token: string,
 ): Promise<{ id: number } | string | true> {
-  const res = await fetch(`${server.functionsUrl}/${fn}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200) return `HTTP ${res.status}: ${text.slice(0, 200)}`;
+  const { status, text } = await post(fn, body, token);
+  if (status !== 200) return `HTTP ${status}: ${text.slice(0, 200)}`;
   const parsed = JSON.parse(text);
   if (parsed.status !== "success") return `${parsed.status}: ${text.slice(0, 200)}`;
   return parsed.data && typeof parsed.data.id === "number" ? parsed.data : true;
@@ -238,14 +233,22 @@ async function shot(
   token: string,
   expected: string,
 ): Promise<true | string> {
+  const { status, text } = await post(fn, body, token);
+  return status === 200 && text.startsWith(expected) || `HTTP ${status}: ${text.slice(0, 200)}`;
+}
+
+/** POSTs a JSON body to a function with a bearer token; returns the status and the body text. */
+async function post(
+  fn: string,
+  body: unknown,
+  token: string,
+): Promise<{ status: number; text: string }> {
   const res = await fetch(`${server.functionsUrl}/${fn}`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  const text = await res.text();
-  return res.status === 200 && text.startsWith(expected) ||
-    `HTTP ${res.status}: ${text.slice(0, 200)}`;
+  return { status: res.status, text: await res.text() };
 }
 
 function line(r: LoadResult): string {

@@ -277,7 +277,7 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
     const characterId = spec.characterGrant?.(base.body) ?? null;
     transaction = withApiKey(sha256Hex(bearer.token), characterId, handle);
   } else {
-    await identify(bearer, verified);
+    // A JWT that failed verification was refused before the body was read.
     const acting = actingFor(bearer, verified);
     transaction = withRole(acting, handle).then((value) => ({ value, acting }));
   }

@@ -152,7 +152,7 @@ export class RedisTcp {
       while (true) {
         const n = await conn.read(chunk);
         if (n === null) throw new Error("Redis closed the connection");
-        this.#buffer = concat(this.#buffer, chunk.subarray(0, n));
+        this.#buffer = concatAll([this.#buffer, chunk.subarray(0, n)]);
         this.#drainReplies();
       }
     } catch (e) {
@@ -241,6 +241,7 @@ function findCrlf(buf: Uint8Array, from: number): number {
   return -1;
 }
 
+/** The parts as one array; a single part is returned as it is, anything else is copied. */
 function concatAll(parts: Uint8Array[]): Uint8Array {
   if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
@@ -249,13 +250,6 @@ function concatAll(parts: Uint8Array[]): Uint8Array {
     out.set(part, at);
     at += part.length;
   }
-  return out;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
   return out;
 }
 
