@@ -27,6 +27,24 @@ export async function listMigrations(): Promise<MigrationFile[]> {
 }
 
 /**
+ * Refuses a database that recorded migrations this project no longer has: before the first release
+ * the schema lives in baselines edited in place, so a database built from an earlier set (such as
+ * the chain the baselines replaced) cannot be brought up to date, only rebuilt.
+ */
+function refuseUnknownMigrations(done: Set<string>, files: MigrationFile[]): void {
+  const known = new Set(files.map((f) => f.version));
+  const unknown = [...done].filter((v) => !known.has(v)).sort();
+  if (unknown.length === 0) return;
+  throw new Error(
+    `This database was built by migrations that no longer exist (${unknown.join(", ")}): ` +
+      "the schema was rewritten as one baseline per domain in supabase/migrations/ and an older " +
+      "database cannot be upgraded in place. Nothing is deployed yet, so start from an empty one: " +
+      "delete the embedded data folder (DATA_DIR, .data/ by default) or point DATABASE_URL at a " +
+      "new database, then start again.",
+  );
+}
+
+/**
  * Brings a database up to date: the local bootstrap where Supabase's own objects are missing,
  * then each migration not yet recorded (in the table the Supabase CLI uses), then the seed once.
  */
@@ -51,7 +69,9 @@ export async function migrate(sql: postgres.Sql, options: { seed: boolean }): Pr
       (await tx<{ version: string }[]>`select version from supabase_migrations.schema_migrations`)
         .map((r) => r.version),
     );
-    for (const file of await listMigrations()) {
+    const files = await listMigrations();
+    refuseUnknownMigrations(done, files);
+    for (const file of files) {
       if (done.has(file.version)) continue;
       const text = await Deno.readTextFile(file.path);
       try {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
-// Every enumeration of the interface. The Postgres enum types of the content migration
-// (20261122130000_create_content.sql) carry exactly these values in this order; a test compares them.
+// Every enumeration of the interface. The Postgres enum types of the content baseline
+// (20261122000300_content.sql) carry exactly these values in this order; a test compares them.
 
 /** How rare a piece of content is. */
 export const Rarity = z.enum(["COMMON", "UNCOMMON", "RARE", "UNIQUE"]).meta({ id: "Rarity" });

@@ -98,14 +98,14 @@ async function embeddedTemplate(): Promise<string> {
   return path;
 }
 
-/** A hash of everything that shapes a fresh database: migrations, seed and dependency versions. */
+/** A hash of everything that shapes a fresh database: bootstrap, migrations, seed, dependencies. */
 async function schemaHash(): Promise<string> {
   const files: string[] = [];
   for await (const entry of Deno.readDir(new URL("supabase/migrations/", root))) {
     if (entry.name.endsWith(".sql")) files.push(`supabase/migrations/${entry.name}`);
   }
   files.sort();
-  files.push("supabase/seed.sql", "deno.json");
+  files.push("scripts/local_bootstrap.sql", "supabase/seed.sql", "deno.json");
   let text = "";
   for (const file of files) {
     text += `${file}\n${await Deno.readTextFile(new URL(file, root)).catch(() => "")}\n`;

@@ -1,0 +1,302 @@
+// Proves that the migrations in supabase/migrations/ build the same schema as an earlier set of
+// migrations (by default the last commit of the old 23-file chain): applies each into a fresh
+// database of its own, dumps the catalog (functions, policies, privileges, indexes, triggers,
+// constraints, columns, types, extensions) and prints every difference. Exits 1 when a difference
+// is not in the allowlist below.
+//
+//   deno task schema:compare [--base <git ref>] [--embedded] [--database-url <url>]
+//
+// Real Postgres by default (DATABASE_URL, else 127.0.0.1:5432); `--embedded` compares two
+// in-memory PGlite databases instead. Both sides run the current scripts/local_bootstrap.sql, so
+// they are built under the same roles and default grants.
+import { parseArgs } from "node:util";
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import postgres from "postgres";
+
+/** The last commit whose supabase/migrations/ held the old chain (before the domain baselines). */
+export const LAST_OLD_CHAIN_COMMIT = "abe39ede0918f83ff39059c5626324fb27065fcb";
+
+const root = new URL("../", import.meta.url);
+
+/**
+ * Differences that are intended, each with its reason. A difference is allowed when its section
+ * matches and its line matches the pattern. Keep this list short: every entry weakens the proof.
+ */
+export const ALLOWED_DIFFERENCES: { section: string; pattern: RegExp; reason: string }[] = [
+  {
+    section: "*",
+    pattern: /\bprivate\.content_table\b/,
+    reason: "the one list of content tables that the baselines' loops read (new in the baselines)",
+  },
+  {
+    section: "functions",
+    pattern: /^private\.search_matching_ids\(/,
+    reason: "reads its searchable columns from private.content_table instead of a constant copy",
+  },
+];
+
+/** One database to build and dump: run statements, read rows. */
+interface Target {
+  exec(sql: string): Promise<void>;
+  rows(sql: string): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
+}
+
+async function postgresTarget(serverUrl: string, label: string): Promise<Target> {
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  const name = `rpgcompare_${label}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  await admin.unsafe(`create database "${name}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const sql = postgres(url.href, { max: 1, onnotice: () => {} });
+  return {
+    exec: async (text) => {
+      await sql.unsafe(text);
+    },
+    rows: async (text) => [...await sql.unsafe(text)],
+    async close() {
+      await sql.end();
+      await admin.unsafe(`drop database if exists "${name}" with (force)`).catch(() => {});
+      await admin.end();
+    },
+  };
+}
+
+async function embeddedTarget(): Promise<Target> {
+  const db = await PGlite.create({ extensions: { pg_trgm } });
+  return {
+    exec: async (text) => {
+      await db.exec(text);
+    },
+    rows: async (text) => (await db.query<Record<string, unknown>>(text)).rows,
+    close: () => db.close(),
+  };
+}
+
+async function git(args: string[]): Promise<string> {
+  const out = await new Deno.Command("git", { args, cwd: root, stdout: "piped", stderr: "piped" })
+    .output();
+  if (out.code !== 0) {
+    throw new Error(`git ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** The migration files of a git ref, in the order they apply. */
+async function migrationsAt(ref: string): Promise<{ name: string; text: string }[]> {
+  const names = (await git(["ls-tree", "--name-only", `${ref}:supabase/migrations/`]))
+    .split("\n").filter((n) => n.endsWith(".sql")).sort();
+  return await Promise.all(names.map(async (name) => ({
+    name,
+    text: await git(["show", `${ref}:supabase/migrations/${name}`]),
+  })));
+}
+
+/** The migration files of the work tree, in the order they apply. */
+async function currentMigrations(): Promise<{ name: string; text: string }[]> {
+  const dir = new URL("supabase/migrations/", root);
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isFile && entry.name.endsWith(".sql")) names.push(entry.name);
+  }
+  names.sort();
+  return await Promise.all(names.map(async (name) => ({
+    name,
+    text: await Deno.readTextFile(new URL(name, dir)),
+  })));
+}
+
+async function build(target: Target, files: { name: string; text: string }[]): Promise<void> {
+  await target.exec(await Deno.readTextFile(new URL("scripts/local_bootstrap.sql", root)));
+  for (const file of files) {
+    try {
+      await target.exec(file.text);
+    } catch (e) {
+      throw new Error(`${file.name} failed: ${String(e)}`, { cause: e });
+    }
+  }
+}
+
+const SCHEMAS = "('public', 'private', 'auth', 'extensions')";
+
+/** Catalog queries, each returning one text line per object (`line`). */
+const CATALOG: Record<string, string> = {
+  extensions: `
+    select e.extname || ' ' || e.extversion || ' in ' || n.nspname as line
+    from pg_extension e join pg_namespace n on n.oid = e.extnamespace`,
+  schemas: `
+    select n.nspname || ' owner ' || pg_get_userbyid(n.nspowner) as line
+    from pg_namespace n where n.nspname in ${SCHEMAS}`,
+  types: `
+    select t.oid::regtype::text || ' enum (' ||
+      (select string_agg(e.enumlabel, ', ' order by e.enumsortorder) from pg_enum e
+       where e.enumtypid = t.oid) || ')' as line
+    from pg_type t join pg_namespace n on n.oid = t.typnamespace
+    where t.typtype = 'e' and n.nspname in ${SCHEMAS}`,
+  relations: `
+    select c.oid::regclass::text || ' kind ' || c.relkind::text || ' owner ' ||
+      pg_get_userbyid(c.relowner) || ' rls ' || c.relrowsecurity || ' force ' ||
+      c.relforcerowsecurity as line
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname in ${SCHEMAS} and c.relkind in ('r', 'p', 'v', 'm', 'S', 'f')
+      and not exists (select from pg_depend d where d.objid = c.oid and d.deptype = 'e')`,
+  columns: `
+    select c.oid::regclass::text || ' #' || a.attnum || ' ' || a.attname || ' ' ||
+      format_type(a.atttypid, a.atttypmod) || case when a.attnotnull then ' not null' else '' end ||
+      coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), '') ||
+      case when a.attidentity <> '' then ' identity ' || a.attidentity::text else '' end ||
+      case when a.attgenerated <> '' then ' generated ' || a.attgenerated::text else '' end ||
+      coalesce(' collate ' || nullif(a.attcollation, 0)::regcollation::text, '') as line
+    from pg_attribute a
+    join pg_class c on c.oid = a.attrelid
+    join pg_namespace n on n.oid = c.relnamespace
+    left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+    where n.nspname in ${SCHEMAS} and c.relkind in ('r', 'p', 'v', 'm', 'f')
+      and a.attnum > 0 and not a.attisdropped`,
+  constraints: `
+    select coalesce(nullif(c.conrelid, 0)::regclass::text, c.contypid::regtype::text) || ' ' ||
+      c.conname || ': ' || pg_get_constraintdef(c.oid) as line
+    from pg_constraint c join pg_namespace n on n.oid = c.connamespace
+    where n.nspname in ${SCHEMAS}`,
+  indexes: `
+    select i.schemaname || '.' || i.tablename || ' ' || i.indexdef as line
+    from pg_indexes i where i.schemaname in ${SCHEMAS}`,
+  triggers: `
+    select t.tgrelid::regclass::text || ' ' || pg_get_triggerdef(t.oid) || ' enabled ' ||
+      t.tgenabled::text as line
+    from pg_trigger t where not t.tgisinternal`,
+  policies: `
+    select p.schemaname || '.' || p.tablename || ' "' || p.policyname || '" ' || p.permissive ||
+      ' ' || p.cmd || ' to ' || array_to_string(p.roles, ',') || ' using (' ||
+      coalesce(p.qual, '') || ') check (' || coalesce(p.with_check, '') || ')' as line
+    from pg_policies p`,
+  functions: `
+    select p.oid::regprocedure::text || ' returns ' || pg_get_function_result(p.oid) ||
+      ' language ' || l.lanname || ' ' ||
+      case p.provolatile when 'i' then 'immutable' when 's' then 'stable' else 'volatile' end ||
+      case when p.prosecdef then ' security definer' else '' end ||
+      case when p.proleakproof then ' leakproof' else '' end ||
+      case when p.proisstrict then ' strict' else '' end ||
+      ' parallel ' || p.proparallel::text || ' cost ' || p.procost || ' rows ' || p.prorows ||
+      ' owner ' || pg_get_userbyid(p.proowner) ||
+      coalesce(' set ' || array_to_string(p.proconfig, ', '), '') ||
+      ' body: ' || regexp_replace(btrim(p.prosrc), '\\s+', ' ', 'g') as line
+    from pg_proc p
+    join pg_namespace n on n.oid = p.pronamespace
+    join pg_language l on l.oid = p.prolang
+    where n.nspname in ${SCHEMAS}
+      and not exists (select from pg_depend d where d.objid = p.oid and d.deptype = 'e')`,
+  "table privileges": `
+    select c.oid::regclass::text || ' ' || coalesce(pg_get_userbyid(nullif(x.grantee, 0)), 'PUBLIC') ||
+      ' ' || x.privilege_type || case when x.is_grantable then ' with grant option' else '' end
+      as line
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace,
+      aclexplode(coalesce(c.relacl, acldefault(
+        case when c.relkind = 'S' then 's' else 'r' end::"char", c.relowner))) x
+    where n.nspname in ${SCHEMAS} and c.relkind in ('r', 'p', 'v', 'm', 'S', 'f')`,
+  "column privileges": `
+    select c.oid::regclass::text || '.' || a.attname || ' ' ||
+      coalesce(pg_get_userbyid(nullif(x.grantee, 0)), 'PUBLIC') || ' ' || x.privilege_type as line
+    from pg_attribute a
+    join pg_class c on c.oid = a.attrelid
+    join pg_namespace n on n.oid = c.relnamespace,
+      aclexplode(a.attacl) x
+    where n.nspname in ${SCHEMAS} and a.attacl is not null and not a.attisdropped`,
+  "function privileges": `
+    select p.oid::regprocedure::text || ' ' ||
+      coalesce(pg_get_userbyid(nullif(x.grantee, 0)), 'PUBLIC') || ' ' || x.privilege_type as line
+    from pg_proc p join pg_namespace n on n.oid = p.pronamespace,
+      aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) x
+    where n.nspname in ${SCHEMAS}`,
+  "schema privileges": `
+    select n.nspname || ' ' || coalesce(pg_get_userbyid(nullif(x.grantee, 0)), 'PUBLIC') || ' ' ||
+      x.privilege_type as line
+    from pg_namespace n, aclexplode(coalesce(n.nspacl, acldefault('n', n.nspowner))) x
+    where n.nspname in ${SCHEMAS}`,
+  "default privileges": `
+    select pg_get_userbyid(d.defaclrole) || ' in ' ||
+      coalesce(nullif(d.defaclnamespace, 0)::regnamespace::text, 'all schemas') || ' on ' ||
+      d.defaclobjtype::text || ': ' || coalesce(pg_get_userbyid(nullif(x.grantee, 0)), 'PUBLIC') || ' ' ||
+      x.privilege_type as line
+    from pg_default_acl d, aclexplode(d.defaclacl) x`,
+};
+
+async function dump(target: Target): Promise<Map<string, string[]>> {
+  const result = new Map<string, string[]>();
+  for (const [section, query] of Object.entries(CATALOG)) {
+    const rows = await target.rows(query);
+    result.set(section, rows.map((r) => String(r.line)).sort());
+  }
+  return result;
+}
+
+function allowance(section: string, line: string): string | null {
+  const hit = ALLOWED_DIFFERENCES.find((a) =>
+    (a.section === "*" || a.section === section) && a.pattern.test(line)
+  );
+  return hit?.reason ?? null;
+}
+
+/** Prints the differences; returns how many are not allowed. */
+function report(base: Map<string, string[]>, head: Map<string, string[]>): number {
+  let unexpected = 0;
+  for (const section of Object.keys(CATALOG)) {
+    const before = new Set(base.get(section));
+    const after = new Set(head.get(section));
+    const lines = [
+      ...[...before].filter((l) => !after.has(l)).map((l) => ["-", l] as const),
+      ...[...after].filter((l) => !before.has(l)).map((l) => ["+", l] as const),
+    ];
+    if (lines.length === 0) continue;
+    console.log(`\n## ${section}`);
+    for (const [sign, line] of lines) {
+      const reason = allowance(section, line);
+      if (reason) console.log(`  ${sign} ${line}\n      (allowed: ${reason})`);
+      else {
+        unexpected++;
+        console.log(`${sign} ${line}`);
+      }
+    }
+  }
+  return unexpected;
+}
+
+if (import.meta.main) {
+  const { values: args } = parseArgs({
+    args: Deno.args,
+    options: {
+      base: { type: "string", default: LAST_OLD_CHAIN_COMMIT },
+      "database-url": { type: "string" },
+      embedded: { type: "boolean", default: false },
+    },
+  });
+  const serverUrl = args["database-url"] ?? Deno.env.get("DATABASE_URL") ??
+    "postgres://postgres@127.0.0.1:5432/postgres";
+  const baseFiles = await migrationsAt(args.base);
+  const headFiles = await currentMigrations();
+  const open = (label: string) =>
+    args.embedded ? embeddedTarget() : postgresTarget(serverUrl, label);
+  const [baseDb, headDb] = [await open("base"), await open("head")];
+  try {
+    await build(baseDb, baseFiles);
+    await build(headDb, headFiles);
+    const [base, head] = [await dump(baseDb), await dump(headDb)];
+    const where = args.embedded ? "embedded PGlite" : "Postgres";
+    console.log(
+      `Schema of ${baseFiles.length} migrations at ${args.base} against ${headFiles.length} ` +
+        `in supabase/migrations/, on ${where}`,
+    );
+    const unexpected = report(base, head);
+    const total = [...base.values()].reduce((n, lines) => n + lines.length, 0);
+    if (unexpected > 0) {
+      console.log(`\n${unexpected} unexpected difference(s)`);
+      Deno.exitCode = 1;
+    } else {
+      console.log(`\nSame schema: ${total} catalog lines compared, no unexpected difference`);
+    }
+  } finally {
+    await baseDb.close();
+    await headDb.close();
+  }
+}

@@ -1,0 +1,69 @@
+-- Platform: what every other baseline builds on. The default privileges (no function is callable
+-- until granted), the `private` schema for helpers and tables the API never exposes, the trigram
+-- extension, and the helpers that say who is calling.
+--
+-- The baselines (this file, then accounts, content, play, moderation, search) each follow one
+-- section order: setup, tables, indexes, helpers, policies, triggers, grants. Until the first
+-- release, changes edit these files in place; from the first release on, changes are new
+-- migrations. docs/architecture.md says which file holds what.
+
+-- Section: setup
+-- Functions are not callable by everyone by default; each one is granted in its file's grants.
+alter default privileges revoke execute on functions from public;
+create schema if not exists private;
+
+-- Supabase keeps extensions in their own schema; plain Postgres and PGlite follow the same layout
+-- (the local bootstrap creates the schema). Callers use the operators schema-qualified.
+create extension if not exists pg_trgm with schema extensions;
+
+-- Section: helpers
+-- Whether the request runs under an API key (its claims carry the client) rather than a session.
+create function private.is_api_client_request() returns boolean
+language sql stable set search_path = '' as $$
+  select (select auth.jwt()) ? 'api_client_id'
+$$;
+
+-- The API client an API-key request runs for, or null for a signed-in user.
+create function private.request_client_id() returns bigint
+language sql stable set search_path = '' as $$
+  select nullif((select auth.jwt()) ->> 'api_client_id', '')::bigint
+$$;
+
+-- A string of base-36 characters (0-9, a-z) from gen_random_uuid(), which draws from the strong
+-- RNG and is built in everywhere (pgcrypto is not). Bytes 6 and 8 carry fixed version and variant
+-- bits and are skipped; bytes of 252 and above are rejected so every character is equally likely.
+create function private.random_base36(p_length integer) returns text
+language plpgsql volatile set search_path = '' as $$
+declare
+  alphabet constant text := '0123456789abcdefghijklmnopqrstuvwxyz';
+  result text := '';
+  bytes bytea;
+  b integer;
+begin
+  while char_length(result) < p_length loop
+    bytes := uuid_send(gen_random_uuid());
+    for i in 0..15 loop
+      continue when i in (6, 8);
+      b := get_byte(bytes, i);
+      if b < 252 and char_length(result) < p_length then
+        result := result || substr(alphabet, b % 36 + 1, 1);
+      end if;
+    end loop;
+  end loop;
+  return result;
+end
+$$;
+
+-- Section: grants
+grant usage on schema private to anon, authenticated, service_role;
+grant execute on function private.is_api_client_request() to anon, authenticated, service_role;
+grant execute on function private.request_client_id() to authenticated, service_role;
+grant execute on function private.random_base36(integer) to authenticated, service_role;
+
+-- The default above also covers the extension created here. Search calls these as the caller:
+-- similarity() for ranking, the `%` operator (similarity_op) for typo-tolerant name matching and
+-- the `<->` distance operator (similarity_dist) for nearest-first similarity. Where the extension
+-- already existed (hosted Supabase) these grants are already in place.
+grant execute on function extensions.similarity(text, text) to authenticated, service_role;
+grant execute on function extensions.similarity_op(text, text) to authenticated, service_role;
+grant execute on function extensions.similarity_dist(text, text) to authenticated, service_role;

@@ -1,0 +1,473 @@
+-- Accounts: profiles and their supporter tiers, game-master groups (which lend supporter levels),
+-- API clients and their hashed keys, uploaded public files, deleting one's own account, and the
+-- two functions that open every request's transaction as its caller.
+
+-- Section: tables
+-- Column grants (below) keep the tier, the role flags, ids and timestamps out of the user's reach.
+create table public.public_user (
+  user_id uuid primary key references auth.users (id) on delete cascade,
+  id bigint generated always as identity unique,
+  created_at timestamptz not null default now(),
+  display_name text not null default '' check (char_length(display_name) <= 100),
+  image_url text check (char_length(image_url) <= 2000),
+  background_image_url text check (char_length(background_image_url) <= 2000),
+  summary text check (char_length(summary) <= 5000),
+  organized_play_id text check (char_length(organized_play_id) <= 100),
+  site_theme jsonb not null default '{}' check (jsonb_typeof(site_theme) = 'object'),
+  subscribed_content_sources jsonb not null default '[]'
+    check (jsonb_typeof(subscribed_content_sources) = 'array'),
+  supporter_tier smallint not null default 0 check (supporter_tier between 0 and 4),
+  is_admin boolean not null default false,
+  is_mod boolean not null default false,
+  is_developer boolean not null default false,
+  is_community_paragon boolean not null default false,
+  deactivated boolean not null default false,
+  -- Subscriptions are matched by containment (`@> [{"source_id": n}]`), which needs numeric ids.
+  -- Every element must be an object with a numeric source_id (strict mode: a missing key fails).
+  constraint public_user_subscriptions_shape check (
+    jsonb_typeof(subscribed_content_sources) <> 'array'
+    or jsonb_array_length(subscribed_content_sources) = jsonb_array_length(jsonb_path_query_array(
+      subscribed_content_sources,
+      'strict $[*] ? (@.type() == "object" && @.source_id.type() == "number")'
+    ))
+  )
+);
+
+-- Game-master groups: a GAME-MASTER supporter (level 4) shares supporter levels 1 and 2 with up to
+-- 99 members, who join with the group's access code. Rows are written only by the functions below.
+create table public.gm_group (
+  gm_user_id uuid primary key references public.public_user (user_id) on delete cascade,
+  -- Up to 12 base-36 characters from a cryptographic RNG (private.random_base36).
+  access_code text not null check (access_code ~ '^[0-9a-z]{1,12}$'),
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+
+-- A member belongs to at most one group: joining another replaces the earlier one.
+create table public.gm_group_member (
+  user_id uuid primary key references public.public_user (user_id) on delete cascade,
+  gm_user_id uuid not null references public.gm_group (gm_user_id) on delete cascade,
+  added_at timestamptz not null default now(),
+  check (user_id <> gm_user_id)
+);
+
+create table public.api_client (
+  id bigint generated always as identity primary key,
+  user_id uuid not null references public.public_user (user_id) on delete cascade,
+  name text not null check (char_length(name) between 1 and 100),
+  description text check (char_length(description) <= 500),
+  created_at timestamptz not null default now(),
+  last_used_at timestamptz
+);
+
+-- Keys are stored only as SHA-256 hashes, in a schema the API never exposes. Deleting a client
+-- keeps the hash with no client, so a stale key is told apart from an unknown one.
+create table private.api_key (
+  key_hash text primary key check (key_hash ~ '^[0-9a-f]{64}$'),
+  user_id uuid not null references public.public_user (user_id) on delete cascade,
+  client_id bigint unique references public.api_client (id) on delete set null
+);
+
+-- One row per stored public file. The row is what the tier rule guards (its insert trigger), and
+-- it goes away with its owner's account.
+create table public.uploaded_file (
+  id bigint generated always as identity primary key,
+  user_id uuid not null default auth.uid()
+    references public.public_user (user_id) on delete cascade,
+  bucket text not null check (bucket in ('portraits', 'backgrounds')),
+  path text not null check (path ~ '^[0-9a-f-]{36}/[0-9a-f]{64}\.(png|jpg|webp)$'),
+  content_type text not null check (content_type in ('image/png', 'image/jpeg', 'image/webp')),
+  byte_size integer not null check (byte_size between 1 and 2097152),
+  created_at timestamptz not null default now(),
+  unique (bucket, path)
+);
+
+-- Section: indexes (policy and lookup columns)
+create index gm_group_member_gm_user_id_idx on public.gm_group_member (gm_user_id);
+create index api_client_user_id_idx on public.api_client (user_id);
+create index api_key_user_id_idx on private.api_key (user_id);
+create index uploaded_file_user_id_idx on public.uploaded_file (user_id);
+-- Counts subscribers of a source without reading every profile (get-content-source-stats).
+create index public_user_subscribed_sources_idx on public.public_user
+  using gin (subscribed_content_sources jsonb_path_ops);
+
+-- Section: helpers
+-- Reads the caller's own profile flags without going through public_user's policies. PL/pgSQL,
+-- as the source rules of the content baseline: a security definer SQL function is never inlined
+-- and, before PostgreSQL 18, its body is planned again in every statement that calls it, while
+-- PL/pgSQL keeps each statement's plan for the session.
+create function private.is_admin() returns boolean
+language plpgsql stable security definer set search_path = '' as $$
+begin
+  return coalesce(
+    (select u.is_admin from public.public_user u where u.user_id = (select auth.uid())),
+    false
+  );
+end
+$$;
+
+-- The supporter level a user passes (section "Supporter levels" of the endpoint notes): the paid
+-- tier, or level 2 for community paragons, developers and members of a group whose GM still holds
+-- the GAME-MASTER tier. Security definer: it reads other users' rows (the member's GM); only the
+-- service role and other security definer code (the cap triggers) call it.
+create function private.effective_tier(p_user_id uuid) returns smallint
+language sql stable security definer set search_path = '' as $$
+  select coalesce((
+    select greatest(
+      u.supporter_tier,
+      case
+        when u.is_community_paragon or u.is_developer or exists (
+          select 1
+          from public.gm_group_member m
+          join public.public_user gm on gm.user_id = m.gm_user_id
+          where m.user_id = u.user_id and gm.supporter_tier >= 4
+        ) then 2
+        else 0
+      end
+    )::smallint
+    from public.public_user u
+    where u.user_id = p_user_id
+  ), 0::smallint)
+$$;
+
+-- The caller's supporter tier, as every cap checks it (paid tier, role flags, GM group).
+create function private.supporter_tier() returns smallint
+language sql stable security definer set search_path = '' as $$
+  select coalesce(private.effective_tier((select auth.uid())), 0::smallint)
+$$;
+
+-- Supporter level 1 or higher, as every tier cap counts it (paid tier, role flags, GM group).
+create function private.can_upload_public_files() returns boolean
+language sql stable security definer set search_path = '' as $$
+  select private.effective_tier((select auth.uid())) >= 1
+$$;
+
+-- Creates a client and stores its key's hash in one step; the key itself never reaches the
+-- database. Security definer because the key table is not writable by users; the checks below
+-- are the whole of what it allows.
+create function private.create_api_client(p_name text, p_description text, p_key_hash text)
+returns public.api_client
+language plpgsql security definer set search_path = '' as $$
+declare
+  created public.api_client;
+begin
+  if (select auth.uid()) is null or (select private.is_api_client_request()) then
+    raise exception 'API clients can only be managed by a signed-in user';
+  end if;
+  insert into public.api_client (user_id, name, description)
+  values ((select auth.uid()), p_name, p_description)
+  returning * into created;
+  insert into private.api_key (key_hash, user_id, client_id)
+  values (p_key_hash, created.user_id, created.id);
+  return created;
+end
+$$;
+
+-- Joins the caller to a GM's group when the code matches, the GM holds the GAME-MASTER tier and
+-- the group has room (99 members); false otherwise, without saying which check failed. Security
+-- definer: the group's code is not readable by the joining user. The group row is locked so
+-- concurrent joins cannot pass the cap.
+create function private.join_gm_group(p_gm_user_id uuid, p_access_code text) returns boolean
+language plpgsql volatile security definer set search_path = '' as $$
+declare
+  me constant uuid := (select auth.uid());
+  group_code text;
+begin
+  if me is null or (select private.is_api_client_request()) or me = p_gm_user_id then
+    return false;
+  end if;
+  if (select u.supporter_tier from public.public_user u where u.user_id = me) >= 4 then
+    return false;
+  end if;
+  select g.access_code into group_code
+  from public.gm_group g
+  join public.public_user gm on gm.user_id = g.gm_user_id
+  where g.gm_user_id = p_gm_user_id and gm.supporter_tier >= 4
+  for update of g;
+  if group_code is null or group_code <> p_access_code then
+    return false;
+  end if;
+  if (
+    select count(*) from public.gm_group_member m
+    where m.gm_user_id = p_gm_user_id and m.user_id <> me
+  ) >= 99 then
+    return false;
+  end if;
+  insert into public.gm_group_member (user_id, gm_user_id)
+  values (me, p_gm_user_id)
+  on conflict (user_id) do update set gm_user_id = excluded.gm_user_id, added_at = now();
+  return true;
+end
+$$;
+
+-- Gives the calling GAME-MASTER supporter a new access code (creating the group on first use);
+-- members stay. False when the caller does not hold the GAME-MASTER tier.
+create function private.regenerate_gm_code() returns boolean
+language plpgsql volatile security definer set search_path = '' as $$
+declare
+  me constant uuid := (select auth.uid());
+begin
+  if me is null or (select private.is_api_client_request()) then
+    return false;
+  end if;
+  if coalesce((select u.supporter_tier from public.public_user u where u.user_id = me), 0) < 4 then
+    return false;
+  end if;
+  insert into public.gm_group (gm_user_id, access_code)
+  values (me, private.random_base36(12))
+  on conflict (gm_user_id) do update
+    set access_code = excluded.access_code, updated_at = now();
+  return true;
+end
+$$;
+
+-- The caller's group members with the public part of their profiles; empty unless the caller holds
+-- the GAME-MASTER tier. Security definer: members' profiles are not readable by other users.
+create function private.gm_group_members()
+returns table (user_id uuid, display_name text, image_url text, added_at timestamptz)
+language sql stable security definer set search_path = '' as $$
+  select m.user_id, u.display_name, u.image_url, m.added_at
+  from public.gm_group_member m
+  join public.public_user u on u.user_id = m.user_id
+  where m.gm_user_id = (select auth.uid())
+    and not (select private.is_api_client_request())
+    and exists (
+      select 1 from public.public_user gm
+      where gm.user_id = m.gm_user_id and gm.supporter_tier >= 4
+    )
+  order by m.added_at, m.user_id
+$$;
+
+-- Another user's profile, public columns only. Security definer because profiles are readable
+-- only by their owner; this returns the columns anyone signed in may see and nothing else.
+-- Deactivated accounts are not shown.
+create function private.public_profile(p_user_id uuid, p_profile_id bigint)
+returns table (
+  id bigint, user_id uuid, created_at timestamptz, display_name text, image_url text,
+  background_image_url text, site_theme jsonb, summary text, is_admin boolean, is_mod boolean,
+  is_developer boolean, is_community_paragon boolean, supporter_tier smallint
+)
+language sql stable security definer set search_path = '' as $$
+  select u.id, u.user_id, u.created_at, u.display_name, u.image_url, u.background_image_url,
+         u.site_theme, u.summary, u.is_admin, u.is_mod, u.is_developer, u.is_community_paragon,
+         u.supporter_tier
+  from public.public_user u
+  where (p_user_id is not null or p_profile_id is not null)
+    and (p_user_id is null or u.user_id = p_user_id)
+    and (p_profile_id is null or u.id = p_profile_id)
+    and not u.deactivated
+$$;
+
+-- How many profiles list a source among their subscriptions, by the GIN index above. Security
+-- definer because profiles are readable only by their owner; it returns a count and nothing else.
+create function private.content_source_subscriber_count(p_source_id bigint) returns bigint
+language sql stable security definer set search_path = '' as $$
+  select count(*) from public.public_user u
+  where u.subscribed_content_sources @> jsonb_build_array(jsonb_build_object('source_id', p_source_id))
+$$;
+
+-- Deletes the signed-in caller's identity; the profile and everything owned through it cascade
+-- (characters, campaigns, encounters, API clients and key hashes, grants, proposals, files), all
+-- in the caller's transaction. Refused while the caller owns content sources, which would
+-- otherwise vanish for their subscribers. Security definer because identities are not writable
+-- by users; it only ever deletes the caller.
+create function private.delete_own_account() returns uuid
+language plpgsql security definer set search_path = '' as $$
+declare
+  me uuid := (select auth.uid());
+begin
+  if me is null or (select private.is_api_client_request()) then
+    raise exception 'User not found';
+  end if;
+  if exists (select 1 from public.content_source s where s.user_id = me) then
+    raise exception 'Delete or transfer your content sources first';
+  end if;
+  delete from auth.users where id = me;
+  if not found then
+    raise exception 'User not found';
+  end if;
+  return me;
+end
+$$;
+
+-- Every request transaction opens with one statement that decides whom it acts as, so that the
+-- statement can travel with BEGIN and the handler's first query in a single round trip:
+-- `begin_request` for a caller known from a verified token (or no caller), and
+-- `begin_api_key_request` for an API key, which resolves the key (and a character grant, a table
+-- of the play baseline) itself. Both set the role and `request.jwt.claims` transaction-locally,
+-- as PostgREST does.
+--
+-- They run as the connecting role and switch to the request's role as their last step: they are
+-- not security definer (Postgres refuses a role change there), and like every function here they
+-- are not executable by public, so no request role can call them. They carry no search_path
+-- setting (every name is schema-qualified): a function call with its own settings costs each
+-- request a configuration save and restore.
+-- Refusals use PostgREST-style SQLSTATEs: PT401 and PT403 become HTTP 401 and 403 fails.
+create function private.begin_request(p_role text, p_claims text) returns void
+language plpgsql volatile as $$
+begin
+  if p_role is null or p_role not in ('anon', 'authenticated', 'service_role') then
+    raise exception 'Unknown request role: %', p_role;
+  end if;
+  -- A token may outlive its account.
+  if p_role = 'authenticated' then
+    if not exists (
+      select 1 from public.public_user u where u.user_id = (p_claims::json ->> 'sub')::uuid
+    ) then
+      raise exception 'User not found: the account behind this token no longer exists'
+        using errcode = 'PT401';
+    end if;
+  end if;
+  perform set_config('request.jwt.claims', coalesce(p_claims, '{}'), true),
+    set_config('role', p_role, true);
+end
+$$;
+
+-- Returns the claims the request runs under: a 60-second user token's claims for the key's user,
+-- or for the owner of the character when `p_character_id` is given and the key's client holds a
+-- grant on it. Stamps the client's `last_used_at`, at most once a minute.
+create function private.begin_api_key_request(p_key_hash text, p_character_id bigint)
+returns text
+language plpgsql volatile as $$
+declare
+  key_user uuid;
+  key_client bigint;
+  last_used timestamptz;
+  acting_user uuid;
+  issued bigint := floor(extract(epoch from now()));
+  claims text;
+begin
+  select k.user_id, k.client_id, c.last_used_at into key_user, key_client, last_used
+  from private.api_key k
+  left join public.api_client c on c.id = k.client_id
+  where k.key_hash = p_key_hash;
+  if key_user is null then
+    raise exception 'Invalid API Key' using errcode = 'PT401';
+  end if;
+  if key_client is null then
+    raise exception 'Invalid API Key, no client found' using errcode = 'PT401';
+  end if;
+  if last_used is null or last_used < now() - interval '1 minute' then
+    update public.api_client c set last_used_at = now()
+    where c.id = key_client
+      and (c.last_used_at is null or c.last_used_at < now() - interval '1 minute');
+  end if;
+  acting_user := key_user;
+  if p_character_id is not null then
+    select c.user_id into acting_user
+    from public.character_grant g
+    join public.character c on c.id = g.character_id
+    where g.client_id = key_client and g.character_id = p_character_id;
+    if acting_user is null then
+      raise exception 'You do not have access to this character' using errcode = 'PT403';
+    end if;
+  end if;
+  claims := json_build_object(
+    'sub', acting_user, 'role', 'authenticated', 'aud', 'authenticated',
+    'iat', issued, 'exp', issued + 60, 'api_client_id', key_client
+  )::text;
+  perform set_config('request.jwt.claims', claims, true), set_config('role', 'authenticated', true);
+  return claims;
+end
+$$;
+
+-- Section: policies
+alter table public.public_user enable row level security;
+alter table public.gm_group enable row level security;
+alter table public.gm_group_member enable row level security;
+alter table public.api_client enable row level security;
+alter table private.api_key enable row level security;
+alter table public.uploaded_file enable row level security;
+
+create policy "Users can read their own profile" on public.public_user
+  for select to authenticated using (user_id = (select auth.uid()));
+
+create policy "Users can edit their own profile" on public.public_user
+  for update to authenticated using (user_id = (select auth.uid()))
+  with check (user_id = (select auth.uid()));
+
+create policy "Game masters can read their own group and its access code" on public.gm_group
+  for select to authenticated
+  using (gm_user_id = (select auth.uid()) and not (select private.is_api_client_request()));
+
+create policy "Members and their game master can read a membership" on public.gm_group_member
+  for select to authenticated
+  using (
+    (user_id = (select auth.uid()) or gm_user_id = (select auth.uid()))
+    and not (select private.is_api_client_request())
+  );
+
+create policy "Members can leave and game masters can remove members" on public.gm_group_member
+  for delete to authenticated
+  using (
+    (user_id = (select auth.uid()) or gm_user_id = (select auth.uid()))
+    and not (select private.is_api_client_request())
+  );
+
+create policy "Users can read their own API clients" on public.api_client
+  for select to authenticated
+  using (user_id = (select auth.uid()) and not (select private.is_api_client_request()));
+
+create policy "Users can revoke their own API clients" on public.api_client
+  for delete to authenticated
+  using (user_id = (select auth.uid()) and not (select private.is_api_client_request()));
+
+create policy "Users can read their own uploaded files" on public.uploaded_file
+  for select to authenticated using (user_id = (select auth.uid()));
+
+create policy "Users can record their own uploaded files" on public.uploaded_file
+  for insert to authenticated with check (user_id = (select auth.uid()));
+
+-- Section: triggers
+create function private.create_profile_for_new_user() returns trigger
+language plpgsql security definer set search_path = '' as $$
+begin
+  insert into public.public_user (user_id, display_name)
+  values (new.id, coalesce(new.raw_user_meta_data ->> 'display_name', split_part(new.email, '@', 1), ''));
+  return new;
+end
+$$;
+
+create trigger on_auth_user_created after insert on auth.users
+  for each row execute function private.create_profile_for_new_user();
+
+-- Every supporter-tier cap refuses with one form: "User does not have access: " and the reason,
+-- plus data.required_tier (more-endpoints section 8). Rows recorded with no signed-in user
+-- (maintenance) are not the caller's upload: no tier to check.
+create function private.enforce_upload_tier() returns trigger
+language plpgsql security definer set search_path = '' as $$
+begin
+  if (select auth.uid()) is not null and not (select private.can_upload_public_files()) then
+    raise exception 'User does not have access: uploading files requires supporter tier 1 or higher'
+      using detail = '{"required_tier": 1}';
+  end if;
+  return new;
+end
+$$;
+
+create trigger enforce_upload_tier before insert on public.uploaded_file
+  for each row execute function private.enforce_upload_tier();
+
+-- Section: grants
+-- Tables: column grants keep the tier and role flags, ids and timestamps out of the user's hands.
+grant select on public.public_user to authenticated;
+grant update (display_name, image_url, background_image_url, summary, organized_play_id,
+  site_theme, subscribed_content_sources) on public.public_user to authenticated;
+grant select on public.gm_group to authenticated;
+grant select, delete on public.gm_group_member to authenticated;
+grant select, delete on public.api_client to authenticated;
+grant select on public.uploaded_file to authenticated;
+grant insert (bucket, path, content_type, byte_size) on public.uploaded_file to authenticated;
+
+-- Functions. The request openers (begin_request, begin_api_key_request) are granted to nobody.
+grant execute on function private.is_admin() to authenticated, service_role;
+grant execute on function private.effective_tier(uuid) to service_role;
+grant execute on function private.supporter_tier() to authenticated, service_role;
+grant execute on function private.can_upload_public_files() to authenticated;
+grant execute on function private.create_api_client(text, text, text) to authenticated;
+grant execute on function private.join_gm_group(uuid, text) to authenticated;
+grant execute on function private.regenerate_gm_code() to authenticated;
+grant execute on function private.gm_group_members() to authenticated;
+grant execute on function private.public_profile(uuid, bigint) to authenticated;
+grant execute on function private.content_source_subscriber_count(bigint) to authenticated;
+grant execute on function private.delete_own_account() to authenticated;
