@@ -1,14 +1,18 @@
 // Proves that the migrations in supabase/migrations/ build the same schema as an earlier set of
-// migrations (by default the last commit of the old 23-file chain): applies each into a fresh
-// database of its own, dumps the catalog (functions, policies, privileges, indexes, triggers,
-// constraints, columns, types, extensions) and prints every difference. Exits 1 when a difference
-// is not in the allowlist below.
+// migrations (by default the last commit of the old 23-file chain), and that Supabase's default
+// grants leave no trace in it. Three fresh databases:
+//   base:   the migrations of the git ref, on that ref's scripts/local_bootstrap.sql;
+//   head:   the current migrations, on the same bootstrap as base;
+//   hosted: the current migrations, on the current bootstrap, which reproduces the default grants
+//           of hosted projects (skipped when both bootstraps are the same text).
+// Each catalog is dumped (functions, policies, privileges, indexes, triggers, constraints, columns,
+// types, extensions). base and head may differ only as the allowlist below says; head and hosted
+// may not differ at all. Exits 1 on any other difference.
 //
 //   deno task schema:compare [--base <git ref>] [--embedded] [--database-url <url>]
 //
-// Real Postgres by default (DATABASE_URL, else 127.0.0.1:5432); `--embedded` compares two
-// in-memory PGlite databases instead. Both sides run the current scripts/local_bootstrap.sql, so
-// they are built under the same roles and default grants.
+// Real Postgres by default (DATABASE_URL, else 127.0.0.1:5432); `--embedded` uses in-memory PGlite
+// databases instead.
 import { parseArgs } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
@@ -107,8 +111,12 @@ async function currentMigrations(): Promise<{ name: string; text: string }[]> {
   })));
 }
 
-async function build(target: Target, files: { name: string; text: string }[]): Promise<void> {
-  await target.exec(await Deno.readTextFile(new URL("scripts/local_bootstrap.sql", root)));
+async function build(
+  target: Target,
+  bootstrap: string,
+  files: { name: string; text: string }[],
+): Promise<void> {
+  await target.exec(bootstrap);
   for (const file of files) {
     try {
       await target.exec(file.text);
@@ -239,7 +247,11 @@ function allowance(section: string, line: string): string | null {
 }
 
 /** Prints the differences; returns how many are not allowed. */
-function report(base: Map<string, string[]>, head: Map<string, string[]>): number {
+function report(
+  base: Map<string, string[]>,
+  head: Map<string, string[]>,
+  allowed: (section: string, line: string) => string | null,
+): number {
   let unexpected = 0;
   for (const section of Object.keys(CATALOG)) {
     const before = new Set(base.get(section));
@@ -251,7 +263,7 @@ function report(base: Map<string, string[]>, head: Map<string, string[]>): numbe
     if (lines.length === 0) continue;
     console.log(`\n## ${section}`);
     for (const [sign, line] of lines) {
-      const reason = allowance(section, line);
+      const reason = allowed(section, line);
       if (reason) console.log(`  ${sign} ${line}\n      (allowed: ${reason})`);
       else {
         unexpected++;
@@ -260,6 +272,21 @@ function report(base: Map<string, string[]>, head: Map<string, string[]>): numbe
     }
   }
   return unexpected;
+}
+
+/** Builds the migrations on a bootstrap in a fresh database and dumps its catalog. */
+async function catalogOf(
+  open: () => Promise<Target>,
+  bootstrap: string,
+  files: { name: string; text: string }[],
+): Promise<Map<string, string[]>> {
+  const target = await open();
+  try {
+    await build(target, bootstrap, files);
+    return await dump(target);
+  } finally {
+    await target.close();
+  }
 }
 
 if (import.meta.main) {
@@ -273,30 +300,31 @@ if (import.meta.main) {
   });
   const serverUrl = args["database-url"] ?? Deno.env.get("DATABASE_URL") ??
     "postgres://postgres@127.0.0.1:5432/postgres";
+  const open = (label: string) => () =>
+    args.embedded ? embeddedTarget() : postgresTarget(serverUrl, label);
   const baseFiles = await migrationsAt(args.base);
   const headFiles = await currentMigrations();
-  const open = (label: string) =>
-    args.embedded ? embeddedTarget() : postgresTarget(serverUrl, label);
-  const [baseDb, headDb] = [await open("base"), await open("head")];
-  try {
-    await build(baseDb, baseFiles);
-    await build(headDb, headFiles);
-    const [base, head] = [await dump(baseDb), await dump(headDb)];
-    const where = args.embedded ? "embedded PGlite" : "Postgres";
-    console.log(
-      `Schema of ${baseFiles.length} migrations at ${args.base} against ${headFiles.length} ` +
-        `in supabase/migrations/, on ${where}`,
-    );
-    const unexpected = report(base, head);
-    const total = [...base.values()].reduce((n, lines) => n + lines.length, 0);
-    if (unexpected > 0) {
-      console.log(`\n${unexpected} unexpected difference(s)`);
-      Deno.exitCode = 1;
-    } else {
-      console.log(`\nSame schema: ${total} catalog lines compared, no unexpected difference`);
-    }
-  } finally {
-    await baseDb.close();
-    await headDb.close();
+  const baseBootstrap = await git(["show", `${args.base}:scripts/local_bootstrap.sql`]);
+  const hostedBootstrap = await Deno.readTextFile(new URL("scripts/local_bootstrap.sql", root));
+  const where = args.embedded ? "embedded PGlite" : "Postgres";
+
+  const base = await catalogOf(open("base"), baseBootstrap, baseFiles);
+  const head = await catalogOf(open("head"), baseBootstrap, headFiles);
+  console.log(
+    `Schema of ${baseFiles.length} migrations at ${args.base} against ${headFiles.length} ` +
+      `in supabase/migrations/, on ${where}`,
+  );
+  let unexpected = report(base, head, allowance);
+  if (hostedBootstrap !== baseBootstrap) {
+    const hosted = await catalogOf(open("hosted"), hostedBootstrap, headFiles);
+    console.log("\nThe same migrations on the current bootstrap (hosted default grants)");
+    unexpected += report(head, hosted, () => null);
+  }
+  const total = [...base.values()].reduce((n, lines) => n + lines.length, 0);
+  if (unexpected > 0) {
+    console.log(`\n${unexpected} unexpected difference(s)`);
+    Deno.exitCode = 1;
+  } else {
+    console.log(`\nSame schema: ${total} catalog lines compared, no unexpected difference`);
   }
 }

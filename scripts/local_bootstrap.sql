@@ -51,3 +51,14 @@ $$;
 
 grant usage on schema auth, extensions, public to anon, authenticated, service_role;
 grant execute on function auth.uid(), auth.jwt(), auth.role() to anon, authenticated, service_role;
+
+-- Supabase's default grants: hosted projects (those created before mid-2026, and any with "default
+-- privileges for new entities" on) grant everything in `public` to the API roles, for existing and
+-- future objects. Reproduced here so every local database and test runs under them; the platform
+-- baseline takes them back before granting exactly what is needed.
+grant all on all tables in schema public to anon, authenticated, service_role;
+grant all on all sequences in schema public to anon, authenticated, service_role;
+grant all on all functions in schema public to anon, authenticated, service_role;
+alter default privileges in schema public grant all on tables to anon, authenticated, service_role;
+alter default privileges in schema public grant all on sequences to anon, authenticated, service_role;
+alter default privileges in schema public grant all on functions to anon, authenticated, service_role;

@@ -8,6 +8,24 @@
 -- migrations. docs/architecture.md says which file holds what.
 
 -- Section: setup
+-- A hosted project may grant everything in `public` to the API roles, now and by default ("default
+-- privileges for new entities", on for projects created before mid-2026), which would make every
+-- column grant of these baselines meaningless: a signed-in user could set their own is_admin. All
+-- of it is taken back first, for objects that exist and for objects created from here on (by the
+-- role running the migrations, in `public` and everywhere); each baseline's grants section then
+-- grants exactly what is needed. scripts/local_bootstrap.sql reproduces those defaults locally.
+revoke all on all tables in schema public from anon, authenticated, service_role;
+revoke all on all sequences in schema public from anon, authenticated, service_role;
+revoke all on all functions in schema public from anon, authenticated, service_role;
+alter default privileges in schema public
+  revoke all on tables from anon, authenticated, service_role;
+alter default privileges in schema public
+  revoke all on sequences from anon, authenticated, service_role;
+alter default privileges in schema public
+  revoke all on functions from anon, authenticated, service_role;
+alter default privileges revoke all on tables from anon, authenticated, service_role;
+alter default privileges revoke all on sequences from anon, authenticated, service_role;
+alter default privileges revoke all on functions from anon, authenticated, service_role;
 -- Functions are not callable by everyone by default; each one is granted in its file's grants.
 alter default privileges revoke execute on functions from public;
 create schema if not exists private;
