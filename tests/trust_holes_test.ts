@@ -223,3 +223,19 @@ test("a deactivated account is refused with its token and with its API keys", as
     );
   }
 });
+
+test("an upload row's path must start with its owner's id", async () => {
+  const owner = await makeUser({ tier: 1 });
+  const other = await makeUser();
+  const hash = "a".repeat(64);
+  await rejects(
+    adminSql.begin(async (tx) => {
+      await tx`select set_config('request.jwt.claims', ${
+        JSON.stringify({ sub: owner.user_id, role: "authenticated" })
+      }, true), set_config('role', 'authenticated', true)`;
+      await tx`insert into public.uploaded_file (bucket, path, content_type, byte_size)
+        values ('portraits', ${`${other.user_id}/${hash}.png`}, 'image/png', 10)`;
+    }),
+    /uploaded_file_path_is_owners/,
+  );
+});

@@ -11,6 +11,10 @@ create table private.content_source_unlock_failure (
   failed_at timestamptz not null default now()
 );
 
+-- An uploaded file's path starts with its owner's id, so a row can never claim another user's file.
+alter table public.uploaded_file
+  add constraint uploaded_file_path_is_owners check (split_part(path, '/', 1) = user_id::text);
+
 -- Section: indexes
 create index content_source_unlock_failure_idx
   on private.content_source_unlock_failure (user_id, content_source_id, failed_at);
