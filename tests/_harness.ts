@@ -11,6 +11,8 @@ Deno.env.set("LOG_LEVEL", Deno.env.get("TEST_LOG_LEVEL") ?? "silent");
 // Tests pick their client address through X-Forwarded-For so per-IP budgets stay independent.
 Deno.env.set("TRUST_PROXY", "true");
 Deno.env.set("RATE_LIMIT_PREFIX", `test-${crypto.randomUUID()}`);
+// The suite signs in through the local Auth stand-in and runs on the example secrets.
+Deno.env.set("LOCAL_DEVELOPMENT", "1");
 
 async function freshDatabase(adminUrl: string): Promise<string> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });

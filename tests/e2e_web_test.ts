@@ -309,6 +309,29 @@ browserTest(
   },
 );
 
+browserTest("web app: sign-in never sends the visitor to another site", async (browser) => {
+  const visitor = await makeUser();
+  const { context, page, errors } = await newVisitor(browser);
+  const appOrigin = new URL(server.appUrl).origin;
+  for (
+    const next of [
+      "%2F.%2F%2Fevil.example%2Fphish",
+      "%2F%2Fevil.example%2Fphish",
+      "%2F%5Cevil.example%2Fphish",
+      "https%3A%2F%2Fevil.example%2Fphish",
+      "%2F%2E%2E%2F%2Fevil.example",
+    ]
+  ) {
+    await page.goto(`/sign-in/?next=${next}`);
+    await signInHere(page, visitor.email, /^[a-z]+:\/\/[^/]+\/(?!sign-in\/)/);
+    await page.waitForLoadState();
+    equal(new URL(page.url()).origin, appOrigin, `next=${next} left the site`);
+    await page.evaluate(() => localStorage.clear());
+  }
+  equal(errors.join("\n"), "");
+  await context.close();
+});
+
 test("local sign-in: supabase-js signs in, calls a function with the session, and signs out", async () => {
   const config = await (await fetch(`${server.appUrl}/app-config.json`)).json();
   equal(config.localAccounts, true);

@@ -346,6 +346,8 @@ async function main(): Promise<void> {
   Deno.env.set("DATABASE_URL", database.url);
   Deno.env.set("LOG_LEVEL", "silent");
   Deno.env.set("RATE_LIMIT_PREFIX", `bench-${crypto.randomUUID()}`);
+  // A benchmark server is a local one: it signs its own tokens with the example secret.
+  Deno.env.set("LOCAL_DEVELOPMENT", "1");
   const { startServer } = await import("../server.ts");
   let server: Awaited<ReturnType<typeof startServer>> | null = null;
   try {

@@ -5,7 +5,7 @@ import { sha256Hex } from "../../supabase/functions/_shared/sha256.ts";
 
 // The JWT module validates the environment when it loads: fill it from .env first, as the server
 // subprocess does, so both sign and verify with the same secret.
-await loadEnvFile();
+await loadEnvFile({ localDevelopment: true });
 const { signLocalAccessToken } = await import("../../supabase/functions/_shared/auth/jwt.ts");
 
 /** An account made directly in a server's database, with a one-hour access token. */

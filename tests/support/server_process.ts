@@ -13,6 +13,10 @@ export interface ServerEnv {
   DATABASE_POOL_SIZE?: string;
   RATE_LIMIT_PREFIX?: string;
   LOG_LEVEL?: "info" | "silent";
+  /** "1" (the default for test servers), "0" as deployed, "unset" to let the start decide. */
+  LOCAL_DEVELOPMENT?: "0" | "1" | "unset";
+  SUPABASE_JWT_SECRET?: string;
+  CONTENT_UPDATE_SECRET?: string;
 }
 
 /** Variables that would change what the subprocess connects to if inherited from this process. */
@@ -28,6 +32,9 @@ const CONTROLLED = [
   "PORT",
   "APP_URL",
   "TRUST_PROXY",
+  "LOCAL_DEVELOPMENT",
+  "SUPABASE_JWT_SECRET",
+  "CONTENT_UPDATE_SECRET",
 ];
 
 /**
@@ -56,19 +63,22 @@ export class ServerProcess {
     const timeoutMs = options.timeoutMs ?? 120_000;
     const inherited = Deno.env.toObject();
     for (const name of CONTROLLED) delete inherited[name];
+    const childEnv: Record<string, string> = {
+      ...inherited,
+      PORT: "0",
+      // Tests pick client addresses through X-Forwarded-For, so per-IP budgets stay separate.
+      TRUST_PROXY: "true",
+      LOG_LEVEL: "info",
+      LOCAL_DEVELOPMENT: "1",
+      RATE_LIMIT_PREFIX: `fault-${crypto.randomUUID()}`,
+      ...env,
+    };
+    if (childEnv.LOCAL_DEVELOPMENT === "unset") delete childEnv.LOCAL_DEVELOPMENT;
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "--no-check", ...(options.denoFlags ?? []), "scripts/start.ts"],
       cwd: root.pathname,
       clearEnv: true,
-      env: {
-        ...inherited,
-        PORT: "0",
-        // Tests pick client addresses through X-Forwarded-For, so per-IP budgets stay separate.
-        TRUST_PROXY: "true",
-        LOG_LEVEL: "info",
-        RATE_LIMIT_PREFIX: `fault-${crypto.randomUUID()}`,
-        ...env,
-      },
+      env: childEnv,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

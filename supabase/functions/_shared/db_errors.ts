@@ -55,8 +55,11 @@ export function mapDatabaseError(e: unknown): unknown {
       return fail(`Missing required field: ${err.column_name ?? "unknown"}`);
     case "23505":
       return fail(`Already exists: ${readable(err.constraint_name)}`);
-    case "23503":
-      return fail(`Referenced record not found: ${readable(err.constraint_name)}`);
+    case "23503": // the field, never the constraint: a name tells nothing a caller needs
+      if (err.detail?.includes("is still referenced")) {
+        return fail("Record is in use: other records refer to it");
+      }
+      return fail(`Referenced record not found: ${err.column_name ?? keyColumn(err.detail)}`);
     case "23514":
       return fail(`Invalid value: violates ${readable(err.constraint_name)}`);
     case "22001":
@@ -80,6 +83,11 @@ export function mapDatabaseError(e: unknown): unknown {
     default:
       return e;
   }
+}
+
+/** The column of a foreign-key error's detail, `Key (trait_id)=(5) is not present ...`. */
+function keyColumn(detail: string | undefined): string {
+  return /^Key \(([a-z_]+)\)=/.exec(detail ?? "")?.[1] ?? "a referenced id";
 }
 
 function tableFromRls(err: PgErrorFields): string | undefined {

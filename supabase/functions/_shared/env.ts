@@ -25,7 +25,21 @@ const EnvSchema = z.object({
   /** Provided by the hosted platform; used only to write public files to Supabase Storage. */
   SUPABASE_SERVICE_ROLE_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["silent", "info"]).default("info"),
+  /**
+   * Local development only: mounts the sign-in stand-in and accepts the published example secrets.
+   * `deno task start` turns it on for the embedded database; never set it on a reachable server.
+   */
+  LOCAL_DEVELOPMENT: flag.default(false),
 });
+
+/**
+ * The secrets published in `.env.example`. Anyone can sign tokens with them, so outside local
+ * development a start that would use one is refused.
+ */
+export const PUBLISHED_EXAMPLE_SECRETS: Readonly<Record<string, string>> = {
+  SUPABASE_JWT_SECRET: "local-development-jwt-secret-change-me-0123456789",
+  CONTENT_UPDATE_SECRET: "local-moderation-secret-change-me",
+};
 
 /** The validated environment of a function, read once at start-up. */
 export type Env = z.infer<typeof EnvSchema>;
@@ -35,6 +49,15 @@ function readEnv(): Env {
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment: ${problems.join("; ")}`);
+  }
+  const published = Object.entries(PUBLISHED_EXAMPLE_SECRETS)
+    .filter(([name, value]) => (parsed.data as Record<string, unknown>)[name] === value)
+    .map(([name]) => name);
+  if (published.length > 0 && !parsed.data.LOCAL_DEVELOPMENT) {
+    throw new Error(
+      `Invalid environment: ${published.join(", ")} is the published example value; set the ` +
+        "project's own secret (example values are accepted only with LOCAL_DEVELOPMENT=1)",
+    );
   }
   return parsed.data;
 }

@@ -1,4 +1,5 @@
 import { ContentSource, UnlockContentSourceBody } from "@shared/content.ts";
+import { afterCommit } from "../_shared/after_commit.ts";
 import { findContent } from "../_shared/content/find_content.ts";
 import { contentSourceTable } from "../_shared/content/tables.ts";
 import { endpoint } from "../_shared/endpoint.ts";
@@ -11,7 +12,12 @@ serve(endpoint({
   body: UnlockContentSourceBody,
   result: ContentSource,
   run: async ({ body, tx }) => {
-    await tx`select private.unlock_content_source(${body.id}, ${body.access_key})`;
+    const [entered] = await tx<{ outcome: "unlocked" | "invalid" }[]>`
+      select private.unlock_content_source(${body.id}, ${body.access_key}) as outcome`;
+    // A wrong key is answered after commit, so the failure the throttle counts is kept.
+    if (entered?.outcome !== "unlocked") {
+      return afterCommit(() => Promise.reject(fail("Invalid access key")));
+    }
     const [source] = await findContent(tx, contentSourceTable, { id: body.id });
     if (!source) throw fail("Content source not found");
     return source;

@@ -85,11 +85,13 @@ export function signInUrl() {
  * @param {string | null} next
  */
 export function safeNext(next) {
-  if (!next) return "/";
+  if (!next || !next.startsWith("/") || /^\/[\/\\]/.test(next)) return "/";
   try {
     const url = new URL(next, location.origin);
-    if (url.origin !== location.origin) return "/";
-    return url.pathname + url.search + url.hash;
+    const path = url.pathname + url.search + url.hash;
+    // "/.//evil.example" normalises to "//evil.example", which a browser reads as another host.
+    if (url.origin !== location.origin || /^\/[\/\\]/.test(path)) return "/";
+    return path;
   } catch {
     return "/";
   }

@@ -1,0 +1,241 @@
+/**
+ * Holes found by attacking the service, each closed in the database: the API client cap, throttled
+ * access-key guesses, API keys limited to what the consent screen lists, no links to rows the
+ * caller cannot read, counts only of readable sources, private search helpers, deactivated accounts.
+ */
+import { equal, match, rejects } from "node:assert/strict";
+import {
+  adminSql,
+  call,
+  failMessage,
+  makeApiKey,
+  makeUser,
+  successData,
+  test,
+  type TestUser,
+} from "./_harness.ts";
+
+async function homebrewSource(owner: TestUser, body: Record<string, unknown> = {}) {
+  return successData(
+    await call("create-content-source", { name: `Source ${crypto.randomUUID()}`, ...body }, {
+      token: owner.access_token,
+    }),
+  ).id as number;
+}
+
+test("an account may have at most 10 API clients, even when created all at once", async () => {
+  const user = await makeUser();
+  const answers = await Promise.all(
+    Array.from(
+      { length: 14 },
+      (_, i) => call("create-api-client", { name: `client ${i}` }, { token: user.access_token }),
+    ),
+  );
+  const refused = answers.filter((a) => a.body?.status === "fail");
+  equal(answers.filter((a) => a.body?.status === "success").length, 10);
+  equal(refused.length, 4);
+  match(failMessage(refused[0]!), /^API client limit reached: an account may have at most 10/);
+  const [row] = await adminSql<{ n: number }[]>`
+    select count(*)::int as n from public.api_client where user_id = ${user.user_id}`;
+  equal(row?.n, 10);
+});
+
+test("wrong access keys are throttled per user and source, and the right key then waits too", async () => {
+  const owner = await makeUser({ tier: 2 });
+  const guesser = await makeUser();
+  const other = await makeUser();
+  const key = "correct-horse-battery";
+  const locked = await homebrewSource(owner, {
+    is_published: true,
+    require_key: true,
+    keys: { access_key: key },
+  });
+  for (let i = 0; i < 5; i++) {
+    equal(
+      failMessage(
+        await call("unlock-content-source", { id: locked, access_key: `guess-${i}` }, {
+          token: guesser.access_token,
+        }),
+      ),
+      "Invalid access key",
+    );
+  }
+  equal(
+    failMessage(
+      await call("unlock-content-source", { id: locked, access_key: key }, {
+        token: guesser.access_token,
+      }),
+    ),
+    "Too many wrong access keys for this content source: try again in 15 minutes",
+  );
+  // Another user's guesses are counted apart.
+  equal(
+    successData(
+      await call("unlock-content-source", { id: locked, access_key: key }, {
+        token: other.access_token,
+      }),
+    ).id,
+    locked,
+  );
+});
+
+test("a key-locked source needs an access key of at least 8 characters", async () => {
+  const owner = await makeUser({ tier: 2 });
+  match(
+    failMessage(
+      await call("create-content-source", {
+        name: "Short key",
+        require_key: true,
+        keys: { access_key: "1234" },
+      }, { token: owner.access_token }),
+    ),
+    /access key of at least 8 characters/,
+  );
+  await rejects(
+    adminSql`update public.content_source set require_key = true where id = 1`,
+    /official content sources cannot require a key/,
+  );
+});
+
+test("under an API key a granted character changes only its stats and inventory", async () => {
+  const owner = await makeUser({ tier: 1 });
+  const developer = await makeUser();
+  const character = successData(
+    await call("create-character", { name: "Granted", notes: { text: "private" } }, {
+      token: owner.access_token,
+    }),
+  );
+  const campaign = successData(
+    await call("create-campaign", { name: "Owner's table" }, { token: owner.access_token }),
+  );
+  const { clientId, apiKey } = await makeApiKey(developer);
+  successData(
+    await call("grant-character-access", {
+      client_id: clientId,
+      user_id: developer.user_id,
+      character_id: character.id,
+    }, { token: owner.access_token }),
+  );
+
+  const stats = successData(
+    await call("update-character", {
+      id: character.id,
+      hp_current: 9,
+      experience: 120,
+      inventory: { coins: { gp: 3 } },
+    }, { token: apiKey }),
+  );
+  const saved = Array.isArray(stats) ? stats[0] : stats;
+  equal(saved.hp_current, 9);
+
+  for (
+    const [field, value] of [
+      ["options", { is_public: true }],
+      ["campaign_id", campaign.id],
+      ["notes", { text: "overwritten" }],
+      ["name", "Renamed"],
+    ] as const
+  ) {
+    match(
+      failMessage(
+        await call("update-character", { id: character.id, [field]: value }, { token: apiKey }),
+        403,
+      ),
+      new RegExp(`^API clients may change only a character's stats and inventory: ${field}`),
+    );
+  }
+  const [row] = await adminSql<{ options: unknown; campaign_id: number | null; name: string }[]>`
+    select options, campaign_id, name from public.character where id = ${character.id}`;
+  equal(JSON.stringify(row?.options ?? {}).includes("is_public"), false);
+  equal(row?.campaign_id, null);
+  equal(row?.name, "Granted");
+  // The owner, signed in, still changes everything.
+  const renamed = successData(
+    await call("update-character", { id: character.id, name: "Renamed" }, {
+      token: owner.access_token,
+    }),
+  );
+  equal((Array.isArray(renamed) ? renamed[0] : renamed).name, "Renamed");
+});
+
+test("a record cannot link a row its writer cannot read, and the refusal names the field", async () => {
+  const alice = await makeUser({ tier: 2 });
+  const mallory = await makeUser({ tier: 2 });
+  const aliceSource = await homebrewSource(alice, { is_published: false });
+  const hiddenTrait = successData(
+    await call("create-trait", { name: "Hidden", content_source_id: aliceSource }, {
+      token: alice.access_token,
+    }),
+  ).id as number;
+  const mallorySource = await homebrewSource(mallory);
+  const [missing] = await adminSql<{ id: number }[]>`
+    select coalesce(max(id), 0) + 1000 as id from public.trait`;
+  for (const traitId of [hiddenTrait, missing!.id]) {
+    equal(
+      failMessage(
+        await call("create-class", {
+          name: "Probe",
+          trait_id: traitId,
+          content_source_id: mallorySource,
+        }, { token: mallory.access_token }),
+      ),
+      "Referenced record not found: trait_id",
+    );
+  }
+  const [linked] = await adminSql<{ n: number }[]>`
+    select count(*)::int as n from public.class where trait_id = ${hiddenTrait}`;
+  equal(linked?.n, 0);
+});
+
+test("subscriber counts are only for sources the caller may read", async () => {
+  const stranger = await makeUser();
+  const counted = await adminSql.begin(async (tx) => {
+    await tx`select set_config('request.jwt.claims', ${
+      JSON.stringify({ sub: stranger.user_id, role: "authenticated" })
+    }, true), set_config('role', 'authenticated', true)`;
+    await tx`update public.public_user set subscribed_content_sources = '[{"source_id": 2}]'
+      where user_id = ${stranger.user_id}`;
+    return await tx<{ n: number }[]>`
+      select private.content_source_subscriber_count(2)::int as n`;
+  });
+  equal(counted[0]?.n, 0, "the official unpublished source is not the stranger's to count");
+});
+
+test("the per-table search helpers cannot be called by a request role", async () => {
+  await rejects(
+    adminSql.begin(async (tx) => {
+      await tx`select set_config('role', 'authenticated', true)`;
+      await tx`select * from private.search_ranked_spell(array[1, 2]::bigint[], 'a', 'a',
+        null, null, 10)`;
+    }),
+    /permission denied for function search_ranked_spell/,
+  );
+});
+
+test("a deactivated account is refused with its token and with its API keys", async () => {
+  const user = await makeUser();
+  const { apiKey } = await makeApiKey(user);
+  await adminSql`update public.public_user set deactivated = true where user_id = ${user.user_id}`;
+  for (const token of [user.access_token, apiKey]) {
+    equal(
+      failMessage(await call("find-character", {}, { token }), 403),
+      "Account deactivated: this account can no longer use the API",
+    );
+  }
+});
+
+test("an upload row's path must start with its owner's id", async () => {
+  const owner = await makeUser({ tier: 1 });
+  const other = await makeUser();
+  const hash = "a".repeat(64);
+  await rejects(
+    adminSql.begin(async (tx) => {
+      await tx`select set_config('request.jwt.claims', ${
+        JSON.stringify({ sub: owner.user_id, role: "authenticated" })
+      }, true), set_config('role', 'authenticated', true)`;
+      await tx`insert into public.uploaded_file (bucket, path, content_type, byte_size)
+        values ('portraits', ${`${other.user_id}/${hash}.png`}, 'image/png', 10)`;
+    }),
+    /uploaded_file_path_is_owners/,
+  );
+});
