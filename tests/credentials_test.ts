@@ -17,6 +17,7 @@ import {
   signLocalAnonKey,
 } from "../supabase/functions/_shared/auth/jwt.ts";
 import { Fail } from "../supabase/functions/_shared/envelope.ts";
+import { createApiKeys } from "./support/accounts.ts";
 import { raisedInSql } from "../supabase/functions/_shared/refusals.ts";
 
 const secret = new TextEncoder().encode(Deno.env.get("SUPABASE_JWT_SECRET")!);
@@ -196,6 +197,22 @@ test("random API keys from one address stop at that address's budget; valid keys
   equal(valid.headers.get("x-ratelimit-limit"), "120");
   const fresh = await makeApiKey(user);
   equal(successData(await call("find-spell", { id: 1 }, { token: fresh.apiKey })).id, 1);
+});
+
+test("valid API keys never spend their address's budget, however many share it", async () => {
+  const address = randomIp();
+  const keys: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const account = await makeUser();
+    keys.push(...await createApiKeys(adminSql, account.user_id, 8));
+  }
+  for (const key of keys) {
+    const res = await call("find-spell", { id: 1 }, { token: key, ip: address });
+    equal(successData(res).id, 1);
+    equal(res.headers.get("x-ratelimit-limit"), "120");
+  }
+  const anonymous = await call("find-spell", {}, { ip: address });
+  equal(anonymous.headers.get("x-ratelimit-remaining"), "29");
 });
 
 test("a refused API key is refused again with the same message, counted per address", async () => {

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { noteRefused, noteResolved } from "./auth/api_key_standing.ts";
+import { noteAddressWindow, noteRefused, noteResolved } from "./auth/api_key_standing.ts";
 import {
   type AuthKind,
   type Bucket,
@@ -120,7 +120,7 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
       );
       const window = await consumeBudgets(credential.buckets, spec.ingress);
       headers = { ...headers, ...rateLimitHeaders(window) };
-      if (!window.success) throw refusals.rateLimited(headers["Retry-After"] ?? "60");
+      if (!window.success) throw refusals.rateLimited(headers);
       // After the rate limit, so a refused method counts and carries the budget headers too.
       if (req.method !== "POST") throw refusals.methodNotAllowed();
       if (credential.kind === "refused") throw credential.refusal;
@@ -128,13 +128,13 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
       const text = await readBodyCapped(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY);
       const parsed = spec.body.safeParse(parseJsonBody(text), { reportInput: true });
       if (!parsed.success) {
-        await confirmApiKey(credential); // an unknown key is reported before a bad body
+        await confirmApiKey(credential, spec.ingress); // an unknown key is reported before a bad body
         throw validationFail(parsed.error);
       }
       const base = { body: parsed.data as z.output<S>, requestId, clientIp };
       let data: unknown;
       if (spec.database === false) {
-        await confirmApiKey(credential);
+        await confirmApiKey(credential, spec.ingress);
         data = await spec.run({ ...base, caller: callerOf(credential) });
       } else {
         data = await runInTransaction(spec, base, credential);
@@ -163,20 +163,24 @@ function serviceSecretFor(spec: EndpointBase<z.ZodType, z.ZodType>): string | un
   return spec.auth.includes("service") ? env.CONTENT_UPDATE_SECRET : undefined;
 }
 
+type Store = EndpointBase<z.ZodType, z.ZodType>["ingress"];
+
 /**
  * Counts the request in each of its buckets; the first that refuses decides the answer, else the
  * first bucket's window is the one reported.
  */
-async function consumeBudgets(
-  buckets: readonly Bucket[],
-  store: EndpointBase<z.ZodType, z.ZodType>["ingress"],
-): Promise<WindowResult> {
-  const windows = await Promise.all(
-    buckets.map((b) => consumeRateLimit(b.kind, b.identifier, store)),
-  );
+async function consumeBudgets(buckets: readonly Bucket[], store: Store): Promise<WindowResult> {
+  const windows = await Promise.all(buckets.map((b) => consume(b, store)));
   const reported = windows.find((w) => !w.success) ?? windows[0];
   if (!reported) throw new Error("A credential always counts against at least one bucket");
   return reported;
+}
+
+/** Counts one request in a bucket; what an address's window says is noted for API-key lookups. */
+async function consume(bucket: Bucket, store: Store): Promise<WindowResult> {
+  const window = await consumeRateLimit(bucket.kind, bucket.identifier, store);
+  if (bucket.kind === "ip") noteAddressWindow(bucket.identifier, window);
+  return window;
 }
 
 function callerOf(credential: Credential): Caller {
@@ -202,24 +206,32 @@ function actingFor(credential: Credential): Acting {
  * Resolves an API key in a transaction of its own: for an endpoint without database work, and to
  * report an unknown key before a bad body. Other credentials need no lookup.
  */
-async function confirmApiKey(credential: Credential): Promise<void> {
+async function confirmApiKey(credential: Credential, store: Store): Promise<void> {
   if (credential.kind !== "api_key") return;
-  await learnStanding(credential.keyHash, withApiKey(credential.keyHash, null, async () => {}));
+  await learnStanding(credential, store, withApiKey(credential.keyHash, null, async () => {}));
 }
 
-/** Notes what the database said about a key, so later requests pick their buckets by it. */
-async function learnStanding<T>(keyHash: string, lookup: Promise<T>): Promise<T> {
+/**
+ * Notes what the database said about a key, so later requests pick their buckets by it; a refused
+ * key spends one request of its address's budget, and is a 429 when that budget is gone.
+ */
+async function learnStanding<T>(
+  credential: Extract<Credential, { kind: "api_key" }>,
+  store: Store,
+  lookup: Promise<T>,
+): Promise<T> {
   try {
     const value = await lookup;
-    noteResolved(keyHash);
+    noteResolved(credential.keyHash);
     return value;
   } catch (e) {
     // PT401 comes only from the key lookup that opens the transaction.
-    if ((e as { code?: unknown })?.code === "PT401") {
-      const refusal = mapDatabaseError(e);
-      if (refusal instanceof Fail) noteRefused(keyHash, refusal);
-    }
-    throw e;
+    const refusal = (e as { code?: unknown })?.code === "PT401" ? mapDatabaseError(e) : null;
+    if (!(refusal instanceof Fail)) throw e;
+    noteRefused(credential.keyHash, refusal);
+    if (credential.chargeOnRefusal === null) throw e;
+    const window = await consume({ kind: "ip", identifier: credential.chargeOnRefusal }, store);
+    throw window.success ? e : refusals.rateLimited(rateLimitHeaders(window));
   }
 }
 
@@ -241,7 +253,8 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   if (credential.kind === "api_key") {
     const characterId = spec.characterGrant?.(base.body) ?? null;
     ({ value: outcome, acting } = await learnStanding(
-      credential.keyHash,
+      credential,
+      spec.ingress,
       withApiKey(credential.keyHash, characterId, handle),
     ));
   } else {

@@ -9,9 +9,14 @@ import { Fail } from "./envelope.ts";
 export const refusals = {
   // The interface's catalogue (Errors, "Catalogued responses"); its 401 and 403 are in
   // `raisedInSql` below.
-  /** 429: the bucket's budget is spent; `Retry-After` says when to try again. */
-  rateLimited: (retryAfterSeconds: string) =>
-    new Fail(`Rate limit exceeded. Try again in ${retryAfterSeconds}s.`, 429),
+  /** 429: the bucket's budget is spent; carries the window's headers, `Retry-After` included. */
+  rateLimited: (windowHeaders: Record<string, string>) =>
+    new Fail(
+      `Rate limit exceeded. Try again in ${windowHeaders["Retry-After"] ?? "60"}s.`,
+      429,
+      {},
+      windowHeaders,
+    ),
   /** 413: the body is over the endpoint's cap. */
   bodyTooLarge: (maxBytes: number) =>
     new Fail(`Request body too large: the limit is ${maxBytes} bytes`, 413),
@@ -72,5 +77,5 @@ export const raisedInSql = {
 } as const;
 
 /** Message for a bearer that is neither an API key nor a JWT (section 8 of the endpoint notes). */
-export const MALFORMED_TOKEN =
+const MALFORMED_TOKEN =
   "Invalid token format. Expected a 36-character API key (UUID) or a JWT. See the API documentation.";

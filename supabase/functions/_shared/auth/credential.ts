@@ -2,7 +2,7 @@ import { Fail } from "../envelope.ts";
 import { refusals } from "../refusals.ts";
 import type { BucketKind } from "../rate_limit.ts";
 import { sha256Hex } from "../sha256.ts";
-import { standingOf } from "./api_key_standing.ts";
+import { addressSpent, standingOf } from "./api_key_standing.ts";
 import { classifyBearer } from "./classify_bearer.ts";
 import { type Claims, verifyToken } from "./jwt.ts";
 
@@ -26,16 +26,21 @@ export type Credential =
     | { kind: "none" }
     | { kind: "anon" }
     | { kind: "jwt"; claims: Claims }
-    | { kind: "api_key"; keyHash: string }
+    | {
+      kind: "api_key";
+      keyHash: string;
+      /** The address to charge if the lookup refuses the key (null: charged up front, or known). */
+      chargeOnRefusal: string | null;
+    }
     | { kind: "service" }
     | { kind: "refused"; refusal: Fail }
   );
 
 /**
  * Resolves the credential of a request to an endpoint accepting `accepted`. Buckets: a usable
- * token counts in its own (hashed) bucket; an API key not yet resolved in this process also counts
- * against the client's address; the anon key (shared by every signed-out visitor), no credential
- * and anything unrecognised count against the client's address only.
+ * token counts in its own (hashed) bucket; an API key that does not resolve also counts against
+ * the client's address (`api_key_standing.ts` says when); the anon key (shared by every signed-out
+ * visitor), no credential and anything unrecognised count against the client's address only.
  */
 export async function resolveCredential(
   header: string | null,
@@ -71,8 +76,11 @@ export async function resolveCredential(
       const keyHash = sha256Hex(bearer.token);
       const standing = standingOf(keyHash);
       if (standing.kind === "refused") return refuse(standing.refusal, byKey, byAddress);
-      const buckets = standing.kind === "resolved" ? [byKey] : [byKey, byAddress];
-      return { kind: "api_key", keyHash, buckets };
+      if (standing.kind === "resolved" || !addressSpent(clientIp)) {
+        const chargeOnRefusal = standing.kind === "resolved" ? null : clientIp;
+        return { kind: "api_key", keyHash, chargeOnRefusal, buckets: [byKey] };
+      }
+      return { kind: "api_key", keyHash, chargeOnRefusal: null, buckets: [byKey, byAddress] };
     }
     case "jwt": {
       const verified = await verifyToken(bearer.token).catch(asFail);
