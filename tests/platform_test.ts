@@ -72,12 +72,26 @@ test("a JWT with a bad signature, expired, or without a user gets 401", async ()
   match(failMessage(await call("find-api-client", {}, { token: expired }), 401), /expired/);
   const anon = await signed({ role: "anon", exp: now + 600 });
   match(failMessage(await call("find-api-client", {}, { token: anon }), 401), /no user/);
+  const roleless = await signed({
+    sub: user.user_id,
+    aud: "authenticated",
+    iat: now,
+    exp: now + 600,
+  });
+  match(failMessage(await call("find-api-client", {}, { token: roleless }), 401), /no user/);
 });
 
 test("a JWT that worked stops working when it expires: a verified token is not trusted longer", async () => {
   const user = await makeUser();
-  const exp = Math.floor(Date.now() / 1000) + 2;
-  const token = await signed({ sub: user.user_id, role: "authenticated", exp });
+  const iat = Math.floor(Date.now() / 1000);
+  const exp = iat + 2;
+  const token = await signed({
+    sub: user.user_id,
+    role: "authenticated",
+    aud: "authenticated",
+    iat,
+    exp,
+  });
   successData(await call("find-api-client", {}, { token }));
   successData(await call("find-api-client", {}, { token }));
   // jose's rule: valid while exp is after the current second.

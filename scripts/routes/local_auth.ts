@@ -7,15 +7,14 @@
  * Any email signs in (an unknown one creates the local account, as `deno task dev:user` does) with
  * any non-empty password; local accounts have no passwords.
  */
-import { SignJWT } from "jose";
 import { z } from "zod";
 import { upsertDevUser } from "../dev_user.ts";
 import {
   signLocalAccessToken,
+  signLocalAnonKey,
   verifyAccessToken,
 } from "../../supabase/functions/_shared/auth/jwt.ts";
 import { sql } from "../../supabase/functions/_shared/db.ts";
-import { env } from "../../supabase/functions/_shared/env.ts";
 import { Fail } from "../../supabase/functions/_shared/envelope.ts";
 
 const PREFIX = "/auth/v1/";
@@ -79,11 +78,7 @@ export async function localAuthRoute(req: Request): Promise<Response | null> {
 
 /** The anon key the pages use locally: a project-style `anon` token signed with the local secret. */
 export async function localAnonKey(): Promise<string> {
-  anonKey ??= new SignJWT({ role: "anon", iss: "local-server" })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setIssuedAt()
-    .setExpirationTime("10y")
-    .sign(new TextEncoder().encode(env.SUPABASE_JWT_SECRET));
+  anonKey ??= signLocalAnonKey();
   return await anonKey;
 }
 let anonKey: Promise<string> | undefined;

@@ -31,6 +31,14 @@ export function isConnectionError(e: unknown): boolean {
   return CONNECTION_CODES.has(code) || code.startsWith("08");
 }
 
+/**
+ * Whether the database refused a statement for want of a privilege or a row-level policy
+ * (SQLSTATE 42501): what a caller without a user meets when it tries to write.
+ */
+export function isPermissionRefusal(e: unknown): boolean {
+  return typeof e === "object" && e !== null && (e as PgErrorFields).code === "42501";
+}
+
 function readable(name: string | undefined): string {
   return (name ?? "value").replaceAll("_", " ");
 }

@@ -1,21 +1,25 @@
 import type { z } from "zod";
-import { type Claims, verifyAccessToken } from "./auth/jwt.ts";
-import { type Bearer, classifyBearer } from "./auth/classify_bearer.ts";
+import { noteAddressWindow, noteRefused, noteResolved } from "./auth/api_key_standing.ts";
+import {
+  type AuthKind,
+  type Bucket,
+  type Credential,
+  resolveCredential,
+} from "./auth/credential.ts";
 import { type Acting, type Tx, withApiKey, withRole } from "./db.ts";
 import { AfterCommit } from "./after_commit.ts";
-import { mapDatabaseError } from "./db_errors.ts";
+import { isPermissionRefusal, mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
 import { errorBody, Fail, failBody, jsonResponse, successBody, Unavailable } from "./envelope.ts";
 import { log } from "./log.ts";
-import { type BucketKind, consumeRateLimit, rateLimitHeaders } from "./rate_limit.ts";
-import { sha256Hex } from "./sha256.ts";
+import { consumeRateLimit, rateLimitHeaders, type WindowResult } from "./rate_limit.ts";
 import { parseJsonBody, readBodyCapped } from "./read_body.ts";
+import { refusals } from "./refusals.ts";
 import { validationFail } from "./validation.ts";
 import { corsHeaders } from "./cors.ts";
 import { clientAddress } from "./client_address.ts";
 
-/** The credentials an endpoint accepts. `none` admits callers without any. */
-export type AuthKind = "jwt" | "api_key" | "service" | "none";
+export type { AuthKind } from "./auth/credential.ts";
 
 /**
  * What kind of caller this is. Which user a request acts for is known to the database
@@ -88,11 +92,11 @@ export type EndpointHandler =
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
-/** Message for a bearer that is neither an API key nor a JWT (section 8 of the endpoint notes). */
-export const MALFORMED_TOKEN =
-  "Invalid token format. Expected a 36-character API key (UUID) or a JWT. See the API documentation.";
-
-/** Builds the request handler for an endpoint declaration: the whole pipeline, in order. */
+/**
+ * Builds the request handler for an endpoint declaration: the whole pipeline, in order. The
+ * credential is resolved once (shape, signature and claims, acceptance, rate buckets); every
+ * refusal and database error becomes its answer in one place, `answer`.
+ */
 export function endpoint<S extends z.ZodType, R extends z.ZodType>(
   spec: EndpointSpec<S, R>,
 ): EndpointHandler {
@@ -101,61 +105,53 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
     const requestId = crypto.randomUUID();
     const name = new URL(req.url).pathname.split("/").filter(Boolean).at(-1) ?? "unknown";
     let headers: Record<string, string> = { "X-Request-Id": requestId };
-    let bucket: BucketKind | "none" = "none";
+    let credential: Credential | null = null;
     let response: Response;
     try {
       if (req.method === "OPTIONS") {
         return new Response(null, { status: 204, headers: corsHeaders });
       }
       const clientIp = clientAddress(req, info, env.TRUST_PROXY);
-      const bearer = spec.auth.length === 1 && spec.auth[0] === "none"
-        ? { kind: "none" } as const
-        : classifyBearer(req.headers.get("authorization"), serviceSecretFor(spec));
-      const verified = bearer.kind === "jwt"
-        ? await verifyAccessToken(bearer.token).catch(asFail)
-        : null;
-      const limitKey = rateBucket(bearer, verified, clientIp);
-      bucket = limitKey.kind;
-      const window = await consumeRateLimit(limitKey.kind, limitKey.identifier, spec.ingress);
+      credential = await resolveCredential(
+        req.headers.get("authorization"),
+        spec.auth,
+        serviceSecretFor(spec),
+        clientIp,
+      );
+      const window = await consumeBudgets(credential.buckets, spec.ingress);
       headers = { ...headers, ...rateLimitHeaders(window) };
-      if (!window.success) {
-        const retry = headers["Retry-After"] ?? "60";
-        throw new Fail(`Rate limit exceeded. Try again in ${retry}s.`, 429);
-      }
+      if (!window.success) throw refusals.rateLimited(headers);
       // After the rate limit, so a refused method counts and carries the budget headers too.
-      if (req.method !== "POST") {
-        throw new Fail("Method not allowed: every endpoint takes POST with a JSON body", 405, {}, {
-          Allow: "POST, OPTIONS",
-        });
-      }
-      refuseUnacceptedBearer(spec.auth, bearer, verified);
+      if (req.method !== "POST") throw refusals.methodNotAllowed();
+      if (credential.kind === "refused") throw credential.refusal;
 
       const text = await readBodyCapped(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY);
-      const raw = parseJsonBody(text);
-      const parsed = spec.body.safeParse(raw, { reportInput: true });
+      const parsed = spec.body.safeParse(parseJsonBody(text), { reportInput: true });
       if (!parsed.success) {
-        await identify(bearer, verified); // an unknown credential is reported before a bad body
+        await confirmApiKey(credential, spec.ingress); // an unknown key is reported before a bad body
         throw validationFail(parsed.error);
       }
-      const body: z.output<S> = parsed.data;
-
-      const base = { body, requestId, clientIp };
-      const data = spec.database === false
-        ? await spec.run({ ...base, caller: await identify(bearer, verified) })
-        : await runInTransaction(spec, base, bearer, verified);
+      const base = { body: parsed.data as z.output<S>, requestId, clientIp };
+      let data: unknown;
+      if (spec.database === false) {
+        await confirmApiKey(credential, spec.ingress);
+        data = await spec.run({ ...base, caller: callerOf(credential) });
+      } else {
+        data = await runInTransaction(spec, base, credential);
+      }
       const checked = spec.result.safeParse(data);
       if (!checked.success) {
         throw new Error(`Response does not match the result schema: ${checked.error.message}`);
       }
       response = jsonResponse(successBody(checked.data), 200, headers);
     } catch (e) {
-      response = errorResponse(e, headers, requestId, name);
+      response = answer(e, credential, headers, requestId, name);
     }
     log.info("request", {
       fn: name,
       status: response.status,
       ms: Math.round(performance.now() - started),
-      bucket,
+      bucket: credential?.buckets[0]?.kind ?? "none",
       request_id: requestId,
     });
     return response;
@@ -163,98 +159,79 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
   return Object.assign(handler, { spec: spec as EndpointSpec<z.ZodType, z.ZodType> });
 }
 
-function asFail(e: unknown): Fail {
-  if (e instanceof Fail) return e;
-  return new Fail("Invalid token: the signature or format is not valid", 401);
-}
-
 function serviceSecretFor(spec: EndpointBase<z.ZodType, z.ZodType>): string | undefined {
   return spec.auth.includes("service") ? env.CONTENT_UPDATE_SECRET : undefined;
 }
 
-/** The bucket a request counts against: the token itself when it is usable, else the client IP. */
-function rateBucket(
-  bearer: Bearer,
-  verified: Claims | Fail | null,
-  clientIp: string,
-): { kind: BucketKind; identifier: string } {
-  switch (bearer.kind) {
-    case "service":
-      return { kind: "service", identifier: bearer.token };
-    case "api_key":
-      return { kind: "api_key", identifier: bearer.token };
-    case "jwt":
-      // A token that fails verification is unrecognised auth: it must not buy a fresh budget.
-      return verified instanceof Fail
-        ? { kind: "ip", identifier: clientIp }
-        : { kind: "jwt", identifier: bearer.token };
-    default:
-      return { kind: "ip", identifier: clientIp };
-  }
-}
-
-function refuseUnacceptedBearer(
-  accepted: readonly AuthKind[],
-  bearer: Bearer,
-  verified: Claims | Fail | null,
-): void {
-  switch (bearer.kind) {
-    case "none":
-      if (!accepted.includes("none")) {
-        throw new Fail("Missing bearer token: send Authorization: Bearer <API key or JWT>", 401);
-      }
-      return;
-    case "malformed":
-      throw new Fail(
-        accepted.includes("service") && accepted.length === 1
-          ? "Invalid auth token"
-          : MALFORMED_TOKEN,
-        401,
-      );
-    case "service":
-      return;
-    case "api_key":
-      if (!accepted.includes("api_key")) throw notAccepted(accepted);
-      return;
-    case "jwt":
-      if (!accepted.includes("jwt")) throw notAccepted(accepted);
-      if (verified instanceof Fail) throw verified;
-      return;
-  }
-}
-
-function notAccepted(accepted: readonly AuthKind[]): Fail {
-  if (accepted.includes("service") && accepted.length === 1) {
-    return new Fail("Invalid auth token", 401);
-  }
-  return new Fail("API keys cannot call this endpoint: sign in and send your access token", 401);
-}
+type Store = EndpointBase<z.ZodType, z.ZodType>["ingress"];
 
 /**
- * Checks the caller's credential outside any request transaction, for a plain endpoint and to
- * report an unknown API key before a bad body. Keys are looked up by hash only after the rate limit.
+ * Counts the request in each of its buckets; the first that refuses decides the answer, else the
+ * first bucket's window is the one reported.
  */
-async function identify(bearer: Bearer, verified: Claims | Fail | null): Promise<Caller> {
-  const caller = callerOf(bearer);
-  if (bearer.kind === "api_key") {
-    await withApiKey(sha256Hex(bearer.token), null, async () => {}).catch((e) => {
-      throw mapDatabaseError(e);
-    });
-  } else if (bearer.kind === "jwt" && (verified === null || verified instanceof Fail)) {
-    throw verified ?? new Fail("Invalid token", 401);
-  }
-  return caller;
+async function consumeBudgets(buckets: readonly Bucket[], store: Store): Promise<WindowResult> {
+  const windows = await Promise.all(buckets.map((b) => consume(b, store)));
+  const reported = windows.find((w) => !w.success) ?? windows[0];
+  if (!reported) throw new Error("A credential always counts against at least one bucket");
+  return reported;
 }
 
-function callerOf(bearer: Bearer): Caller {
-  switch (bearer.kind) {
+/** Counts one request in a bucket; what an address's window says is noted for API-key lookups. */
+async function consume(bucket: Bucket, store: Store): Promise<WindowResult> {
+  const window = await consumeRateLimit(bucket.kind, bucket.identifier, store);
+  if (bucket.kind === "ip") noteAddressWindow(bucket.identifier, window);
+  return window;
+}
+
+function callerOf(credential: Credential): Caller {
+  switch (credential.kind) {
     case "service":
       return { kind: "service" };
     case "api_key":
     case "jwt":
-      return { kind: "user", via: bearer.kind };
+      return { kind: "user", via: credential.kind };
     default:
       return { kind: "anonymous" };
+  }
+}
+
+/** The role and claims for a caller whose identity needs no lookup. */
+function actingFor(credential: Credential): Acting {
+  if (credential.kind === "service") return { role: "service_role" };
+  if (credential.kind === "jwt") return { role: "authenticated", claims: credential.claims };
+  return { role: "anon" };
+}
+
+/**
+ * Resolves an API key in a transaction of its own: for an endpoint without database work, and to
+ * report an unknown key before a bad body. Other credentials need no lookup.
+ */
+async function confirmApiKey(credential: Credential, store: Store): Promise<void> {
+  if (credential.kind !== "api_key") return;
+  await learnStanding(credential, store, withApiKey(credential.keyHash, null, async () => {}));
+}
+
+/**
+ * Notes what the database said about a key, so later requests pick their buckets by it; a refused
+ * key spends one request of its address's budget, and is a 429 when that budget is gone.
+ */
+async function learnStanding<T>(
+  credential: Extract<Credential, { kind: "api_key" }>,
+  store: Store,
+  lookup: Promise<T>,
+): Promise<T> {
+  try {
+    const value = await lookup;
+    noteResolved(credential.keyHash);
+    return value;
+  } catch (e) {
+    // PT401 comes only from the key lookup that opens the transaction.
+    const refusal = (e as { code?: unknown })?.code === "PT401" ? mapDatabaseError(e) : null;
+    if (!(refusal instanceof Fail)) throw e;
+    noteRefused(credential.keyHash, refusal);
+    if (credential.chargeOnRefusal === null) throw e;
+    const window = await consume({ kind: "ip", identifier: credential.chargeOnRefusal }, store);
+    throw window.success ? e : refusals.rateLimited(rateLimitHeaders(window));
   }
 }
 
@@ -266,56 +243,52 @@ function callerOf(bearer: Bearer): Caller {
 async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   spec: DbEndpointSpec<S, R>,
   base: Omit<HandlerContext<z.output<S>>, "caller">,
-  bearer: Bearer,
-  verified: Claims | Fail | null,
+  credential: Credential,
 ): Promise<unknown> {
-  const caller = callerOf(bearer);
+  const caller = callerOf(credential);
   type Outcome = z.input<R> | AfterCommit<z.input<R>>;
   const handle = (tx: Tx): Promise<Outcome> => spec.run({ ...base, caller, tx });
-  let transaction: Promise<{ value: Outcome; acting: Acting }>;
-  if (bearer.kind === "api_key") {
+  let outcome: Outcome;
+  let acting: Acting;
+  if (credential.kind === "api_key") {
     const characterId = spec.characterGrant?.(base.body) ?? null;
-    transaction = withApiKey(sha256Hex(bearer.token), characterId, handle);
+    ({ value: outcome, acting } = await learnStanding(
+      credential,
+      spec.ingress,
+      withApiKey(credential.keyHash, characterId, handle),
+    ));
   } else {
-    // A JWT that failed verification was refused before the body was read.
-    const acting = actingFor(bearer, verified);
-    transaction = withRole(acting, handle).then((value) => ({ value, acting }));
+    acting = actingFor(credential);
+    outcome = await withRole(acting, handle);
   }
-  const { value: outcome, acting } = await transaction.catch((e) => {
-    throw mapDatabaseError(e);
-  });
   if (!(outcome instanceof AfterCommit)) return outcome;
-  return await outcome.step({
-    transaction: (fn) =>
-      withRole(acting, fn).catch((e) => {
-        throw mapDatabaseError(e);
-      }),
-  });
+  const same = acting;
+  return await outcome.step({ transaction: (fn) => withRole(same, fn) });
 }
 
-/** The role and claims for a caller whose identity needs no lookup. */
-function actingFor(bearer: Bearer, verified: Claims | Fail | null): Acting {
-  if (bearer.kind === "service") return { role: "service_role" };
-  if (bearer.kind === "jwt" && verified !== null && !(verified instanceof Fail)) {
-    return { role: "authenticated", claims: verified };
-  }
-  return { role: "anon" };
-}
-
-function errorResponse(
+/**
+ * The one place a thrown value becomes a response: refusals as JSend fails with their status,
+ * database errors mapped (`db_errors.ts`), anything else a logged 500. A permission refusal under
+ * the anon key is a 401: signed out, the caller may only read what is public.
+ */
+function answer(
   e: unknown,
+  credential: Credential | null,
   headers: Record<string, string>,
   requestId: string,
   name: string,
 ): Response {
-  if (e instanceof Fail) {
-    return jsonResponse(failBody(e), e.httpStatus, { ...headers, ...e.headers });
+  const mapped = credential?.kind === "anon" && isPermissionRefusal(e)
+    ? refusals.signInRequired()
+    : mapDatabaseError(e);
+  if (mapped instanceof Fail) {
+    return jsonResponse(failBody(mapped), mapped.httpStatus, { ...headers, ...mapped.headers });
   }
-  if (e instanceof Unavailable) {
-    log.error("unavailable", { fn: name, request_id: requestId, reason: describe(e.cause) });
-    return jsonResponse(errorBody(e.message), 503, { ...headers, "Retry-After": "5" });
+  if (mapped instanceof Unavailable) {
+    log.error("unavailable", { fn: name, request_id: requestId, reason: describe(mapped.cause) });
+    return jsonResponse(errorBody(mapped.message), 503, { ...headers, "Retry-After": "5" });
   }
-  log.error("unhandled", { fn: name, request_id: requestId, reason: describe(e) });
+  log.error("unhandled", { fn: name, request_id: requestId, reason: describe(mapped) });
   return jsonResponse(
     errorBody(`Internal server error; quote request id ${requestId} when reporting it`),
     500,

@@ -1,4 +1,5 @@
 import { Fail, fail } from "./envelope.ts";
+import { refusals } from "./refusals.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -10,7 +11,7 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<st
   // streamed bytes are counted.
   const declared = req.headers.has("transfer-encoding") ? null : req.headers.get("content-length");
   const length = declared === null ? NaN : Number(declared);
-  if (length > maxBytes) throw tooLarge(maxBytes);
+  if (length > maxBytes) throw refusals.bodyTooLarge(maxBytes);
   const bytes = Number.isSafeInteger(length)
     ? new Uint8Array(await req.arrayBuffer().catch(unreadable))
     : await readStreamCapped(req.body, maxBytes);
@@ -35,7 +36,7 @@ async function readStreamCapped(
       total += value.byteLength;
       if (total > maxBytes) {
         await reader.cancel().catch(() => {});
-        throw tooLarge(maxBytes);
+        throw refusals.bodyTooLarge(maxBytes);
       }
       chunks.push(value);
     }
@@ -54,10 +55,6 @@ async function readStreamCapped(
 /** The client went away mid-upload: its fault, not the server's. */
 function unreadable(): never {
   throw new Fail("Invalid request body: the body could not be read to its end", 400);
-}
-
-function tooLarge(maxBytes: number): Fail {
-  return new Fail(`Request body too large: the limit is ${maxBytes} bytes`, 413);
 }
 
 /** The deepest nesting of arrays and objects a body may have. */

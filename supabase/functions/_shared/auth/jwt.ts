@@ -2,12 +2,14 @@ import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, SignJWT }
 import { z } from "zod";
 import { env } from "../env.ts";
 import { Fail } from "../envelope.ts";
+import { refusals } from "../refusals.ts";
 
 /** The claims a request runs under, as PostgREST would set them in `request.jwt.claims`. */
 export const Claims = z.looseObject({
   sub: z.uuid(),
   role: z.string(),
   aud: z.union([z.string(), z.array(z.string())]).optional(),
+  iss: z.string().optional(),
   email: z.string().optional(),
   exp: z.number(),
   iat: z.number().optional(),
@@ -16,28 +18,53 @@ export const Claims = z.looseObject({
 });
 export type Claims = z.infer<typeof Claims>;
 
+/** What a verified access token is: a user's session, or the project's anon key (signed out). */
+export type VerifiedToken =
+  | { role: "authenticated"; claims: Claims }
+  | { role: "anon"; exp: number };
+
+/**
+ * The longest session a user token may claim (`exp - iat`): one week, the most Supabase Auth can
+ * be configured to issue (its JWT expiry setting accepts at most 604,800 seconds; the default is
+ * one hour). A longer-lived user token was not minted by Auth. The anon key is not a session: it
+ * lives as long as the project's (about ten years) and carries no user.
+ */
+export const MAX_SESSION_SECONDS = 7 * 24 * 3600;
+
+/** Supabase Auth's `iss` for the project at `SUPABASE_URL`; unchecked when that is not set. */
+export const expectedIssuer: string | null = env.SUPABASE_URL
+  ? `${env.SUPABASE_URL.replace(/\/+$/, "")}/auth/v1`
+  : null;
+
 const hsKey = new TextEncoder().encode(env.SUPABASE_JWT_SECRET);
 const remoteKeys = env.SUPABASE_URL
   ? createRemoteJWKSet(new URL("/auth/v1/.well-known/jwks.json", env.SUPABASE_URL))
   : null;
 
 /**
- * Verifies an identity-provider access token (HS256 with the project secret, or the project's
- * published asymmetric keys) and returns its claims; any problem is a 401 fail.
+ * Verifies a bearer JWT (HS256 with the project secret, or the project's published asymmetric
+ * keys) and says whose it is; any problem is a 401 fail naming it.
  */
-export async function verifyAccessToken(token: string): Promise<Claims> {
+export async function verifyToken(token: string): Promise<VerifiedToken> {
   const known = verifiedTokens.get(token);
   if (known) {
-    if (known.exp > Math.floor(Date.now() / 1000)) return known;
+    if (expiryOf(known) > Math.floor(Date.now() / 1000)) return known;
     verifiedTokens.delete(token);
-    throw new Fail("Invalid token: the token has expired", 401);
+    throw refusals.expired();
   }
-  const claims = await verifySignedToken(token);
+  const verified = checkClaims(await verifySignature(token));
   if (verifiedTokens.size >= MAX_VERIFIED_TOKENS) {
     verifiedTokens.delete(verifiedTokens.keys().next().value!);
   }
-  verifiedTokens.set(token, Object.freeze(claims));
-  return claims;
+  verifiedTokens.set(token, Object.freeze(verified));
+  return verified;
+}
+
+/** Verifies a signed-in user's access token and returns its claims (the anon key is refused). */
+export async function verifyAccessToken(token: string): Promise<Claims> {
+  const verified = await verifyToken(token);
+  if (verified.role !== "authenticated") throw refusals.noUser();
+  return verified.claims;
 }
 
 /**
@@ -46,35 +73,64 @@ export async function verifyAccessToken(token: string): Promise<Claims> {
  * server's work per JWT request. Only tokens that passed are kept, oldest out first, and expiry is
  * checked on every use as jose checks it (valid while `exp` is after now).
  */
-const verifiedTokens = new Map<string, Readonly<Claims>>();
+const verifiedTokens = new Map<string, Readonly<VerifiedToken>>();
 const MAX_VERIFIED_TOKENS = 10_000;
 
-async function verifySignedToken(token: string): Promise<Claims> {
-  let payload: unknown;
+function expiryOf(verified: VerifiedToken): number {
+  return verified.role === "anon" ? verified.exp : verified.claims.exp;
+}
+
+async function verifySignature(token: string): Promise<Record<string, unknown>> {
   try {
     const { alg } = decodeProtectedHeader(token);
     if (alg === "HS256") {
-      payload = (await jwtVerify(token, hsKey, { algorithms: ["HS256"] })).payload;
-    } else if (remoteKeys) {
-      payload = (await jwtVerify(token, remoteKeys)).payload;
-    } else {
-      throw new Fail(`Invalid token: unsupported signing algorithm ${alg ?? "none"}`, 401);
+      return (await jwtVerify(token, hsKey, { algorithms: ["HS256"] })).payload;
     }
+    if (remoteKeys) return (await jwtVerify(token, remoteKeys)).payload;
+    throw refusals.unsupportedAlgorithm(alg ?? "none");
   } catch (e) {
     if (e instanceof Fail) throw e;
-    if (e instanceof errors.JWTExpired) throw new Fail("Invalid token: the token has expired", 401);
-    throw new Fail("Invalid token: the signature or format is not valid", 401);
+    if (e instanceof errors.JWTExpired) throw refusals.expired();
+    throw refusals.badSignature();
   }
-  const claims = Claims.safeParse(payload);
-  if (!claims.success) throw new Fail("Invalid token: the token carries no user", 401);
-  if (claims.data.role !== "authenticated") {
-    throw new Fail("User not found: sign in to call this endpoint", 401);
+}
+
+/**
+ * The claim rules, as Supabase issues tokens: a user session has role and audience
+ * `authenticated`, a subject, the project's issuer (when `SUPABASE_URL` names the project) and a
+ * lifetime Auth can issue; the anon key has role `anon` and no subject. Every other role (the
+ * service role key included) is refused: it must never become access through a bearer.
+ */
+export function checkClaims(
+  payload: Record<string, unknown>,
+  issuer: string | null = expectedIssuer,
+): VerifiedToken {
+  if (typeof payload.exp !== "number") throw refusals.badSignature();
+  switch (payload.role) {
+    case "anon":
+      if (payload.sub !== undefined) throw refusals.anonKeyWithUser();
+      return { role: "anon", exp: payload.exp };
+    case "authenticated":
+      return { role: "authenticated", claims: checkSessionClaims(payload, issuer) };
+    case "service_role":
+      throw refusals.serviceRoleToken();
+    default:
+      throw refusals.noUser();
   }
+}
+
+function checkSessionClaims(payload: Record<string, unknown>, issuer: string | null): Claims {
+  const parsed = Claims.safeParse(payload);
   // Only this service mints client-bound tokens; a caller must not present one as its own.
-  if (claims.data.api_client_id !== undefined) {
-    throw new Fail("Invalid token: the token carries no user", 401);
+  if (!parsed.success || parsed.data.api_client_id !== undefined) throw refusals.noUser();
+  const claims = parsed.data;
+  const audiences = typeof claims.aud === "string" ? [claims.aud] : claims.aud ?? [];
+  if (!audiences.includes("authenticated")) throw refusals.wrongAudience();
+  if (issuer !== null && claims.iss !== issuer) throw refusals.wrongIssuer();
+  if (claims.iat === undefined || claims.exp - claims.iat > MAX_SESSION_SECONDS) {
+    throw refusals.tooLongLived(MAX_SESSION_SECONDS);
   }
-  return claims.data;
+  return claims;
 }
 
 /** Signs a Supabase-shaped access token for a local account (used by `dev:user` and tests). */
@@ -85,6 +141,7 @@ export async function signLocalAccessToken(
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return await new SignJWT({
+    ...(expectedIssuer === null ? {} : { iss: expectedIssuer }),
     sub: userId,
     role: "authenticated",
     aud: "authenticated",
@@ -92,5 +149,23 @@ export async function signLocalAccessToken(
     session_id: crypto.randomUUID(),
     iat: now,
     exp: now + lifetimeSeconds,
+  }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(hsKey);
+}
+
+/** When the local anon key was issued (fixed, so the key is the same on every run). */
+const LOCAL_ANON_KEY_ISSUED = Date.UTC(2026, 0, 1) / 1000;
+const LOCAL_ANON_KEY_SECONDS = 10 * 365 * 24 * 3600;
+
+/**
+ * The project's anon key for this secret, shaped as Supabase's (role `anon`, no user, about ten
+ * years): what signed-out supabase-js clients send as bearer and `apikey`. Deterministic: the
+ * same secret always gives the same key, so a web build can keep it.
+ */
+export async function signLocalAnonKey(): Promise<string> {
+  return await new SignJWT({
+    iss: "supabase",
+    role: "anon",
+    iat: LOCAL_ANON_KEY_ISSUED,
+    exp: LOCAL_ANON_KEY_ISSUED + LOCAL_ANON_KEY_SECONDS,
   }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(hsKey);
 }

@@ -1,0 +1,12 @@
+import { loadEnvFile } from "./env_file.ts";
+
+/**
+ * Prints the local project's anon key: a JWT with role `anon`, signed with SUPABASE_JWT_SECRET and
+ * shaped like a Supabase project's (no user, about ten years). Signed-out supabase-js clients send
+ * it; the web app's build takes it as `VITE_SUPABASE_KEY`. The same secret always gives the same key.
+ */
+if (import.meta.main) {
+  await loadEnvFile();
+  const { signLocalAnonKey } = await import("../supabase/functions/_shared/auth/jwt.ts");
+  console.log(await signLocalAnonKey());
+}

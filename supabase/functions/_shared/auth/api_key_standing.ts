@@ -1,0 +1,72 @@
+import type { Fail } from "../envelope.ts";
+
+/**
+ * What this process has learnt about API keys (by hash) from the database, and about client
+ * addresses from the rate limiter, so that keys which do not resolve spend their address's budget
+ * (30 a minute) and a flood of them costs no database work once that budget is gone:
+ *
+ * - a key the database refused is refused again from here, without a transaction, counted
+ *   against the key's bucket and its address's. Keys are random server-made UUIDs, so a refused
+ *   hash never becomes valid (a deleted client's key stays refused too);
+ * - a key not known to be refused is looked up, and when the lookup refuses it, its address is
+ *   charged one request;
+ * - an address whose budget is spent has every key not yet resolved counted against it before the
+ *   lookup: while the budget stays spent, the answer is 429 without one.
+ *
+ * A key the database resolved counts only in its own bucket and is looked up on every request, so
+ * revoking it takes effect at once.
+ */
+export type KeyStanding = { kind: "resolved" } | { kind: "unresolved" } | {
+  kind: "refused";
+  refusal: Fail;
+};
+
+/** How long a lookup's outcome is remembered, and how many entries each list holds. */
+const REMEMBER_MS = 10 * 60_000;
+const MAX_ENTRIES = 10_000;
+
+const resolved = new Map<string, number>();
+const refused = new Map<string, { refusal: Fail; until: number }>();
+const spentAddresses = new Map<string, number>();
+
+/** What is known about the key with this hash. */
+export function standingOf(keyHash: string): KeyStanding {
+  const now = Date.now();
+  const bad = refused.get(keyHash);
+  if (bad && bad.until > now) return { kind: "refused", refusal: bad.refusal };
+  const good = resolved.get(keyHash);
+  if (good !== undefined && good > now) return { kind: "resolved" };
+  return { kind: "unresolved" };
+}
+
+/** Notes that the database resolved the key. */
+export function noteResolved(keyHash: string): void {
+  remember(resolved, keyHash, Date.now() + REMEMBER_MS);
+}
+
+/** Notes that the database refused the key (unknown, or its client deleted). */
+export function noteRefused(keyHash: string, refusal: Fail): void {
+  resolved.delete(keyHash);
+  remember(refused, keyHash, { refusal, until: Date.now() + REMEMBER_MS });
+}
+
+/** Whether the address's budget was spent when the limiter last answered for it. */
+export function addressSpent(address: string): boolean {
+  const until = spentAddresses.get(address);
+  return until !== undefined && until > Date.now();
+}
+
+/** Notes what the limiter answered for an address: spent until the window resets, or not. */
+export function noteAddressWindow(
+  address: string,
+  window: { success: boolean; reset: number },
+): void {
+  if (window.success) spentAddresses.delete(address);
+  else remember(spentAddresses, address, window.reset);
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}

@@ -1,0 +1,106 @@
+import { Fail } from "../envelope.ts";
+import { refusals } from "../refusals.ts";
+import type { BucketKind } from "../rate_limit.ts";
+import { sha256Hex } from "../sha256.ts";
+import { addressSpent, standingOf } from "./api_key_standing.ts";
+import { classifyBearer } from "./classify_bearer.ts";
+import { type Claims, verifyToken } from "./jwt.ts";
+
+/** The credentials an endpoint accepts. `none` admits callers without any. */
+export type AuthKind = "jwt" | "api_key" | "service" | "none";
+
+/** A rate bucket a request counts against. */
+export interface Bucket {
+  kind: BucketKind;
+  identifier: string;
+}
+
+/**
+ * A request's credential, resolved once from its Authorization header, with the buckets it counts
+ * against. `refused` carries the refusal to answer after the rate limit and the method check.
+ * An API key is resolved by the database when the request's transaction opens.
+ */
+export type Credential =
+  & { buckets: readonly Bucket[] }
+  & (
+    | { kind: "none" }
+    | { kind: "anon" }
+    | { kind: "jwt"; claims: Claims }
+    | {
+      kind: "api_key";
+      keyHash: string;
+      /** The address to charge if the lookup refuses the key (null: charged up front, or known). */
+      chargeOnRefusal: string | null;
+    }
+    | { kind: "service" }
+    | { kind: "refused"; refusal: Fail }
+  );
+
+/**
+ * Resolves the credential of a request to an endpoint accepting `accepted`. Buckets: a usable
+ * token counts in its own (hashed) bucket; an API key that does not resolve also counts against
+ * the client's address (`api_key_standing.ts` says when); the anon key (shared by every signed-out
+ * visitor), no credential and anything unrecognised count against the client's address only.
+ */
+export async function resolveCredential(
+  header: string | null,
+  accepted: readonly AuthKind[],
+  serviceSecret: string | undefined,
+  clientIp: string,
+): Promise<Credential> {
+  const byAddress: Bucket = { kind: "ip", identifier: clientIp };
+  if (accepted.length === 1 && accepted[0] === "none") {
+    return { kind: "none", buckets: [byAddress] };
+  }
+  const bearer = classifyBearer(header, serviceSecret);
+  const serviceOnly = accepted.length === 1 && accepted[0] === "service";
+  const refuse = (refusal: Fail, ...buckets: Bucket[]): Credential => ({
+    kind: "refused",
+    refusal,
+    buckets,
+  });
+  // No endpoint takes API keys without JWTs, so "not accepted" means one of these two.
+  const notAccepted = serviceOnly ? refusals.serviceSecretOnly : refusals.apiKeyNotAccepted;
+  switch (bearer.kind) {
+    case "none":
+      return accepted.includes("none")
+        ? { kind: "none", buckets: [byAddress] }
+        : refuse(refusals.missingBearer(), byAddress);
+    case "malformed":
+      return refuse(serviceOnly ? notAccepted() : refusals.malformedBearer(), byAddress);
+    case "service":
+      return { kind: "service", buckets: [{ kind: "service", identifier: bearer.token }] };
+    case "api_key": {
+      const byKey: Bucket = { kind: "api_key", identifier: bearer.token };
+      if (!accepted.includes("api_key")) return refuse(notAccepted(), byKey);
+      const keyHash = sha256Hex(bearer.token);
+      const standing = standingOf(keyHash);
+      if (standing.kind === "refused") return refuse(standing.refusal, byKey, byAddress);
+      if (standing.kind === "resolved" || !addressSpent(clientIp)) {
+        const chargeOnRefusal = standing.kind === "resolved" ? null : clientIp;
+        return { kind: "api_key", keyHash, chargeOnRefusal, buckets: [byKey] };
+      }
+      return { kind: "api_key", keyHash, chargeOnRefusal: null, buckets: [byKey, byAddress] };
+    }
+    case "jwt": {
+      const verified = await verifyToken(bearer.token).catch(asFail);
+      // A token that fails verification is unrecognised auth: it must not buy a fresh budget.
+      if (verified instanceof Fail) {
+        return refuse(accepted.includes("jwt") ? verified : notAccepted(), byAddress);
+      }
+      const credential: Credential = verified.role === "anon"
+        ? { kind: "anon", buckets: [byAddress] }
+        : {
+          kind: "jwt",
+          claims: verified.claims,
+          buckets: [{ kind: "jwt", identifier: bearer.token }],
+        };
+      if (!accepted.includes("jwt")) return refuse(notAccepted(), ...credential.buckets);
+      return credential;
+    }
+  }
+}
+
+function asFail(e: unknown): Fail {
+  return e instanceof Fail ? e : refusals.badSignature();
+}

@@ -1,0 +1,239 @@
+import { deepStrictEqual, equal, match, ok, throws } from "node:assert/strict";
+import { SignJWT } from "jose";
+import {
+  adminSql,
+  call,
+  type CallResult,
+  failMessage,
+  makeApiKey,
+  makeUser,
+  randomIp,
+  successData,
+  test,
+} from "./_harness.ts";
+import {
+  checkClaims,
+  MAX_SESSION_SECONDS,
+  signLocalAnonKey,
+} from "../supabase/functions/_shared/auth/jwt.ts";
+import { Fail } from "../supabase/functions/_shared/envelope.ts";
+import { createApiKeys } from "./support/accounts.ts";
+import { raisedInSql } from "../supabase/functions/_shared/refusals.ts";
+
+const secret = new TextEncoder().encode(Deno.env.get("SUPABASE_JWT_SECRET")!);
+
+async function signed(claims: Record<string, unknown>): Promise<string> {
+  return await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(secret);
+}
+
+function now(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** A call as signed-out supabase-js makes it: the anon key as bearer and in `apikey`. */
+async function asVisitor(fn: string, body: unknown, ip = randomIp()): Promise<CallResult> {
+  const anonKey = await signLocalAnonKey();
+  return await call(fn, body, { token: anonKey, ip, headers: { apikey: anonKey } });
+}
+
+// Issue 17, item 9: audience, issuer and lifetime of session tokens.
+
+test("a session token must have the audience authenticated", async () => {
+  const user = await makeUser();
+  const base = { sub: user.user_id, role: "authenticated", iat: now(), exp: now() + 600 };
+  for (const aud of [undefined, "anon", ["other"]]) {
+    const token = await signed(aud === undefined ? base : { ...base, aud });
+    equal(
+      failMessage(await call("find-api-client", {}, { token }), 401),
+      'Invalid token: the audience (aud) must be "authenticated"',
+    );
+  }
+  const listed = await signed({ ...base, aud: ["other", "authenticated"] });
+  deepStrictEqual(successData(await call("find-api-client", {}, { token: listed })), []);
+});
+
+test("a session token may live at most a week, as Supabase Auth issues them", async () => {
+  const user = await makeUser();
+  const base = { sub: user.user_id, role: "authenticated", aud: "authenticated" };
+  const refusal =
+    `Invalid token: a session token may live at most ${MAX_SESSION_SECONDS} seconds (exp - iat)`;
+  const tenYears = await signed({ ...base, iat: now(), exp: now() + 10 * 365 * 24 * 3600 });
+  equal(failMessage(await call("find-api-client", {}, { token: tenYears }), 401), refusal);
+  const eightDays = await signed({ ...base, iat: now() - 3600, exp: now() + 8 * 24 * 3600 });
+  equal(failMessage(await call("find-api-client", {}, { token: eightDays }), 401), refusal);
+  const undated = await signed({ ...base, exp: now() + 600 });
+  equal(failMessage(await call("find-api-client", {}, { token: undated }), 401), refusal);
+  const week = await signed({ ...base, iat: now(), exp: now() + MAX_SESSION_SECONDS });
+  deepStrictEqual(successData(await call("find-api-client", {}, { token: week })), []);
+});
+
+test("with SUPABASE_URL set, a session token must come from that project's Auth (iss)", () => {
+  const issuer = "https://project.supabase.co/auth/v1";
+  const claims = {
+    sub: crypto.randomUUID(),
+    role: "authenticated",
+    aud: "authenticated",
+    iat: now(),
+    exp: now() + 600,
+  };
+  equal(checkClaims({ ...claims, iss: issuer }, issuer).role, "authenticated");
+  for (const iss of [undefined, "https://other.supabase.co/auth/v1", "supabase"]) {
+    throws(
+      () => checkClaims(iss === undefined ? claims : { ...claims, iss }, issuer),
+      (e) => e instanceof Fail && e.httpStatus === 401 && /issued by this project/.test(e.message),
+    );
+  }
+  // Without SUPABASE_URL there is no issuer to compare with.
+  equal(checkClaims({ ...claims, iss: "anything" }, null).role, "authenticated");
+});
+
+test("the service role key is never accepted as a bearer", async () => {
+  const token = await signed({
+    role: "service_role",
+    iss: "supabase",
+    iat: now(),
+    exp: now() + 600,
+  });
+  for (const fn of ["find-spell", "find-api-client", "update-content-update"]) {
+    const res = await call(fn, {}, { token });
+    equal(res.status, 401, fn);
+  }
+  match(
+    failMessage(await call("find-spell", {}, { token }), 401),
+    /service role key is not accepted/,
+  );
+});
+
+// Issue 16, item 9: signed out, the project's anon key reads what is public.
+
+test("the anon key reads official published content, and nothing unpublished", async () => {
+  const spells = successData(await asVisitor("find-spell", { name: "kindle spark" }));
+  deepStrictEqual(spells.map((s: { id: number }) => s.id), [1]);
+  const sources = successData(await asVisitor("find-content-source", {}));
+  ok(sources.length > 0);
+  for (const source of sources) {
+    equal(source.is_published, true);
+    equal(source.user_id, null);
+    equal(source.keys, undefined, "access keys stay hidden");
+  }
+  equal(successData(await asVisitor("find-content-source", { id: 2 })), null);
+  const found = successData(await asVisitor("search-data", { text: "kindle" }));
+  ok(found.spells.some((s: { id: number }) => s.id === 1));
+});
+
+test("the anon key reads a public character but not a private one, and writes nothing", async () => {
+  const owner = await makeUser();
+  const created = successData(
+    await call("create-character", { name: "Shown" }, { token: owner.access_token }),
+  );
+  const hidden = successData(
+    await call("create-character", { name: "Hidden" }, { token: owner.access_token }),
+  );
+  await adminSql`update public.character set options = '{"is_public": true}'
+                 where id = ${created.id}`;
+  equal(successData(await asVisitor("find-character", { id: created.id })).name, "Shown");
+  equal(successData(await asVisitor("find-character", { id: hidden.id })), null);
+  deepStrictEqual(successData(await asVisitor("find-character", {})), []);
+
+  const signIn = "The anon key carries no user: sign in to do this";
+  equal(failMessage(await asVisitor("create-character", { name: "Nope" }), 401), signIn);
+  equal(
+    failMessage(await asVisitor("update-character", { id: created.id, name: "Renamed" }), 401),
+    signIn,
+  );
+  equal(failMessage(await asVisitor("create-content-source", { name: "Nope" }), 401), signIn);
+  equal(failMessage(await asVisitor("find-api-client", {}), 401), signIn);
+  const [row] = await adminSql`select name from public.character where id = ${created.id}`;
+  equal(row?.name, "Shown");
+  const [count] = await adminSql`select count(*)::int as n from public.character
+                                 where user_id = ${owner.user_id}`;
+  equal(count?.n, 2);
+});
+
+test("the anon key counts per client address: one visitor cannot spend another's budget", async () => {
+  const ip = randomIp();
+  const statuses: number[] = [];
+  let last: CallResult | undefined;
+  for (let i = 0; i < 31; i++) {
+    last = await asVisitor("find-spell", { id: 1 }, ip);
+    statuses.push(last.status);
+  }
+  deepStrictEqual(statuses.slice(0, 30), Array(30).fill(200));
+  match(failMessage(last!, 429), /^Rate limit exceeded/);
+  equal(last!.headers.get("x-ratelimit-limit"), "30");
+  const other = await asVisitor("find-spell", { id: 1 });
+  equal(successData(other).id, 1);
+  equal(other.headers.get("x-ratelimit-limit"), "30");
+});
+
+test("an anon key that names a user is refused", async () => {
+  const token = await signed({ role: "anon", sub: crypto.randomUUID(), exp: now() + 600 });
+  equal(
+    failMessage(await call("find-spell", {}, { token }), 401),
+    "Invalid token: an anon key must not name a user (sub)",
+  );
+});
+
+// Issue 17, item 2: keys that do not resolve spend the client address's budget.
+
+test("random API keys from one address stop at that address's budget; valid keys go on", async () => {
+  const user = await makeUser();
+  const { apiKey } = await makeApiKey(user);
+  successData(await call("find-spell", { id: 1 }, { token: apiKey }));
+  const flooder = randomIp();
+  const statuses: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const res = await call("find-spell", {}, { token: crypto.randomUUID(), ip: flooder });
+    statuses.push(res.status);
+    if (i < 30) equal(failMessage(res, 401), raisedInSql.invalidApiKey);
+    else equal(res.headers.get("x-ratelimit-limit"), "30");
+  }
+  deepStrictEqual(statuses, [...Array(30).fill(401), ...Array(10).fill(429)]);
+  // The same refused key again, from the same address: still the address's budget.
+  equal((await call("find-spell", {}, { token: crypto.randomUUID(), ip: flooder })).status, 429);
+  // A key that resolves keeps its own budget of 120, from anywhere.
+  const valid = await call("find-spell", { id: 1 }, { token: apiKey, ip: flooder });
+  equal(successData(valid).id, 1);
+  equal(valid.headers.get("x-ratelimit-limit"), "120");
+  const fresh = await makeApiKey(user);
+  equal(successData(await call("find-spell", { id: 1 }, { token: fresh.apiKey })).id, 1);
+});
+
+test("valid API keys never spend their address's budget, however many share it", async () => {
+  const address = randomIp();
+  const keys: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const account = await makeUser();
+    keys.push(...await createApiKeys(adminSql, account.user_id, 8));
+  }
+  for (const key of keys) {
+    const res = await call("find-spell", { id: 1 }, { token: key, ip: address });
+    equal(successData(res).id, 1);
+    equal(res.headers.get("x-ratelimit-limit"), "120");
+  }
+  const anonymous = await call("find-spell", {}, { ip: address });
+  equal(anonymous.headers.get("x-ratelimit-remaining"), "29");
+});
+
+test("a refused API key is refused again with the same message, counted per address", async () => {
+  const key = crypto.randomUUID();
+  const ip = randomIp();
+  for (let i = 0; i < 3; i++) {
+    const res = await call("find-spell", {}, { token: key, ip });
+    equal(failMessage(res, 401), raisedInSql.invalidApiKey);
+    equal(res.headers.get("x-ratelimit-limit"), "120");
+  }
+  const other = await call("find-spell", {}, { ip });
+  equal(other.headers.get("x-ratelimit-remaining"), "26", "three keyed calls spent the address");
+});
+
+test("the catalogued API-key and grant refusals are the ones the SQL openers raise", async () => {
+  const migrations = new URL("../supabase/migrations/", import.meta.url);
+  let sql = "";
+  for await (const entry of Deno.readDir(migrations)) {
+    sql += await Deno.readTextFile(new URL(entry.name, migrations));
+  }
+  for (const message of Object.values(raisedInSql)) {
+    ok(sql.includes(`'${message}'`), message);
+  }
+});
