@@ -1,4 +1,11 @@
 import type { z } from "zod";
+import {
+  type AuthKind,
+  contract,
+  DEFAULT_MAX_BODY_BYTES,
+  type EndpointContract,
+  type EndpointName,
+} from "@shared/contract.ts";
 import { type Claims, verifyAccessToken } from "./auth/jwt.ts";
 import { type Bearer, classifyBearer } from "./auth/classify_bearer.ts";
 import { type Acting, type Tx, withApiKey, withRole } from "./db.ts";
@@ -14,8 +21,7 @@ import { validationFail } from "./validation.ts";
 import { corsHeaders } from "./cors.ts";
 import { clientAddress } from "./client_address.ts";
 
-/** The credentials an endpoint accepts. `none` admits callers without any. */
-export type AuthKind = "jwt" | "api_key" | "service" | "none";
+export type { AuthKind };
 
 /**
  * What kind of caller this is. Which user a request acts for is known to the database
@@ -40,25 +46,8 @@ export interface DbHandlerContext<B> extends HandlerContext<B> {
   tx: Tx;
 }
 
-interface EndpointBase<S extends z.ZodType, R extends z.ZodType> {
-  /** Accepted credentials. */
-  auth: readonly AuthKind[];
-  /** The request body schema; its output is what the handler sees. */
-  body: S;
-  /** The success `data` schema; outgoing data is validated against it. */
-  result: R;
-  /** Body size cap in bytes (default 1 MiB). */
-  maxBodyBytes?: number;
-  /** Keep the per-IP budget in this process only (no shared store on this path). */
-  ingress?: "shared" | "in_process";
-  /** One-line description for the OpenAPI document. */
-  summary?: string;
-}
-
-/** An endpoint whose handler runs in a transaction as the caller. */
-export interface DbEndpointSpec<S extends z.ZodType, R extends z.ZodType>
-  extends EndpointBase<S, R> {
-  database?: true;
+/** What a function with database access declares besides its contract entry. */
+export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
   /**
    * For character endpoints: the character an API-key call targets. A single id needs a grant for
    * the key's client and runs as the character's owner; otherwise row-level policies admit only
@@ -69,12 +58,33 @@ export interface DbEndpointSpec<S extends z.ZodType, R extends z.ZodType>
   run: (ctx: DbHandlerContext<z.output<S>>) => Promise<z.input<R> | AfterCommit<z.input<R>>>;
 }
 
-/** An endpoint that touches no database. */
-export interface PlainEndpointSpec<S extends z.ZodType, R extends z.ZodType>
-  extends EndpointBase<S, R> {
-  database: false;
+/** What a function that touches no database declares besides its contract entry. */
+export interface PlainServerSide<S extends z.ZodType, R extends z.ZodType> {
   run: (ctx: HandlerContext<z.output<S>>) => Promise<z.input<R>>;
 }
+
+/**
+ * The server side of a contract entry: a plain handler when the entry says `database: false`, and
+ * a character grant target when it says `perCharacter`.
+ */
+export type ServerSide<E extends EndpointContract> = [E] extends [{ database: false }]
+  ? PlainServerSide<E["body"], E["result"]>
+  : [E] extends [{ perCharacter: true }] ?
+      & DbServerSide<E["body"], E["result"]>
+      & Required<Pick<DbServerSide<E["body"], E["result"]>, "characterGrant">>
+  : Omit<DbServerSide<E["body"], E["result"]>, "characterGrant">;
+
+/** An endpoint whose handler runs in a transaction as the caller: its contract and server side. */
+export type DbEndpointSpec<S extends z.ZodType, R extends z.ZodType> =
+  & EndpointContract<S, R>
+  & DbServerSide<S, R>
+  & { database?: undefined };
+
+/** An endpoint that touches no database. */
+export type PlainEndpointSpec<S extends z.ZodType, R extends z.ZodType> =
+  & EndpointContract<S, R>
+  & PlainServerSide<S, R>
+  & { database: false };
 
 /** Any endpoint declaration. */
 export type EndpointSpec<S extends z.ZodType, R extends z.ZodType> =
@@ -84,18 +94,28 @@ export type EndpointSpec<S extends z.ZodType, R extends z.ZodType> =
 /** A request handler as `Deno.serve` takes it, carrying its declaration for the OpenAPI build. */
 export type EndpointHandler =
   & ((req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>)
-  & { spec: EndpointSpec<z.ZodType, z.ZodType> };
-
-const DEFAULT_MAX_BODY = 1024 * 1024;
+  & { endpoint: EndpointName };
 
 /** Message for a bearer that is neither an API key nor a JWT (section 8 of the endpoint notes). */
 export const MALFORMED_TOKEN =
   "Invalid token format. Expected a 36-character API key (UUID) or a JWT. See the API documentation.";
 
-/** Builds the request handler for an endpoint declaration: the whole pipeline, in order. */
-export function endpoint<S extends z.ZodType, R extends z.ZodType>(
-  spec: EndpointSpec<S, R>,
+/**
+ * Builds the request handler of the contract entry `name` with its server side: the whole
+ * pipeline, in order.
+ */
+export function endpoint<N extends EndpointName>(
+  name: N,
+  server: ServerSide<(typeof contract)[N]>,
 ): EndpointHandler {
+  // ServerSide pairs a plain server side with the entries that say `database: false` only.
+  const spec = { ...contract[name], ...server } as EndpointSpec<z.ZodType, z.ZodType>;
+  return Object.assign(pipeline(spec), { endpoint: name });
+}
+
+function pipeline<S extends z.ZodType, R extends z.ZodType>(
+  spec: EndpointSpec<S, R>,
+): (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
   const handler = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     const started = performance.now();
     const requestId = crypto.randomUUID();
@@ -130,7 +150,7 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
       }
       refuseUnacceptedBearer(spec.auth, bearer, verified);
 
-      const text = await readBodyCapped(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY);
+      const text = await readBodyCapped(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
       const raw = parseJsonBody(text);
       const parsed = spec.body.safeParse(raw, { reportInput: true });
       if (!parsed.success) {
@@ -160,7 +180,7 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
     });
     return response;
   };
-  return Object.assign(handler, { spec: spec as EndpointSpec<z.ZodType, z.ZodType> });
+  return handler;
 }
 
 function asFail(e: unknown): Fail {
@@ -168,7 +188,7 @@ function asFail(e: unknown): Fail {
   return new Fail("Invalid token: the signature or format is not valid", 401);
 }
 
-function serviceSecretFor(spec: EndpointBase<z.ZodType, z.ZodType>): string | undefined {
+function serviceSecretFor(spec: EndpointContract): string | undefined {
   return spec.auth.includes("service") ? env.CONTENT_UPDATE_SECRET : undefined;
 }
 

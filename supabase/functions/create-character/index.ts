@@ -1,14 +1,9 @@
-import { Character, CreateCharacterBody } from "@shared/characters.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { Fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 import { insertCharacter, updateCharacter } from "../_shared/characters/characters.ts";
 
-serve(endpoint({
-  summary: "Creates a character, or with id updates the given fields of one the caller may write",
-  auth: ["api_key", "jwt"],
-  body: CreateCharacterBody,
-  result: Character,
+serve(endpoint("create-character", {
   characterGrant: (body) => body.id,
   run: async ({ body, caller, tx }) => {
     const { id, ...patch } = body;

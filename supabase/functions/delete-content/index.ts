@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { type DeletableType, DeleteContentBody } from "@shared/content.ts";
+import { type DeletableType } from "@shared/content.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
@@ -23,11 +22,7 @@ const TABLES: Record<DeletableType, string> = {
   "encounter": "encounter",
 };
 
-serve(endpoint({
-  summary: "Deletes one record of the given type; only its source's owner (or an admin) may",
-  auth: ["api_key", "jwt"],
-  body: DeleteContentBody,
-  result: z.literal(true),
+serve(endpoint("delete-content", {
   run: async ({ body, tx }) => {
     const table = `public."${TABLES[body.type]}"`;
     const deleted = await tx.unsafe(`delete from ${table} where id = $1::bigint returning id`, [

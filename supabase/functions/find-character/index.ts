@@ -1,15 +1,10 @@
-import { FindCharacterBody, FindCharacterResult } from "@shared/characters.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { oneOrMany } from "../_shared/one_or_many.ts";
 import { serve } from "../_shared/serve.ts";
 import { selectCharacters } from "../_shared/characters/characters.ts";
 
-serve(endpoint({
-  summary: "Finds characters: one by id (or null), the caller's own, or those of a campaign",
-  auth: ["api_key", "jwt"],
-  body: FindCharacterBody,
-  result: FindCharacterResult,
+serve(endpoint("find-character", {
   characterGrant: (body) => typeof body.id === "number" ? body.id : undefined,
   run: async ({ body, caller, tx }) => {
     const viaApiKey = caller.kind === "user" && caller.via === "api_key";

@@ -1,14 +1,8 @@
-import { z } from "zod";
-import { RemoveFromCampaignBody } from "@shared/campaigns.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { Fail, fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "The campaign's owner removes a character (and its player) from the campaign",
-  auth: ["api_key", "jwt"],
-  body: RemoveFromCampaignBody,
-  result: z.literal(true),
+serve(endpoint("remove-from-campaign", {
   run: async ({ body, caller, tx }) => {
     const [campaign] = await tx`
       select id from public.campaign

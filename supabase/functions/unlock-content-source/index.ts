@@ -1,18 +1,13 @@
-import { ContentSource, UnlockContentSourceBody } from "@shared/content.ts";
 import { findContent } from "../_shared/content/find_content.ts";
-import { contentSourceTable } from "../_shared/content/tables.ts";
+import { contentTables } from "../_shared/content/tables.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "Enters a key-locked content source's access key; the source is readable from then on",
-  auth: ["api_key", "jwt"],
-  body: UnlockContentSourceBody,
-  result: ContentSource,
+serve(endpoint("unlock-content-source", {
   run: async ({ body, tx }) => {
     await tx`select private.unlock_content_source(${body.id}, ${body.access_key})`;
-    const [source] = await findContent(tx, contentSourceTable, { id: body.id });
+    const [source] = await findContent(tx, contentTables["content-source"], { id: body.id });
     if (!source) throw fail("Content source not found");
     return source;
   },
