@@ -297,6 +297,26 @@ test("remove-from-campaign: the owner removes a character, its player keeps it",
   );
 });
 
+test("remove-from-campaign: the GM's API key needs a grant on the character (403)", async () => {
+  const gm = await makeUser({ tier: 1 });
+  const player = await makeUser();
+  const campaign = await makeCampaign(gm);
+  const id = await makeCharacter(player);
+  successData(
+    await call("find-campaign", { join_key: campaign.join_key }, { token: player.access_token }),
+  );
+  await setCampaign(player, id, campaign.id);
+  const { apiKey } = await makeApiKey(gm);
+  const body = { character_id: id, campaign_id: campaign.id };
+  equal(
+    failMessage(await call("remove-from-campaign", body, { token: apiKey }), 403),
+    "You do not have access to this character",
+  );
+  const [row] = await adminSql<{ campaign_id: number | null }[]>`
+    select campaign_id from public.character where id = ${id}`;
+  equal(row?.campaign_id, campaign.id);
+});
+
 test("deleting a campaign keeps its characters and frees them", async () => {
   const gm = await makeUser({ tier: 1 });
   const player = await makeUser();

@@ -7,10 +7,10 @@ import { selectCharacters } from "../_shared/characters/characters.ts";
 serve(endpoint("find-character", {
   characterGrant: (body) => typeof body.id === "number" ? body.id : undefined,
   run: async ({ body, caller, tx }) => {
-    const viaApiKey = caller.kind === "user" && caller.via === "api_key";
-    if (viaApiKey && Array.isArray(body.id)) {
+    // The interface's rule for API keys: one character per call (grants are per character).
+    if (caller.kind === "user" && caller.via === "api_key" && Array.isArray(body.id)) {
       throw fail("Invalid value for id: an API key takes one integer id per call", { field: "id" });
     }
-    return oneOrMany(body.id, await selectCharacters(tx, body, viaApiKey));
+    return oneOrMany(body.id, await selectCharacters(tx, body));
   },
 }));

@@ -65,6 +65,5 @@ export function visibleSources(
     return (alias) => `${alias}.content_source_id = any(${listed})`;
   }
   return (alias) =>
-    `${alias}.content_source_id in (select s.id from public.content_source s
-      where s.user_id is null and s.is_published)`;
+    `${alias}.content_source_id in (select o.id from private.official_source_ids() o(id))`;
 }
