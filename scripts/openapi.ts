@@ -1,33 +1,32 @@
 /**
- * Builds the OpenAPI 3.1 document from the endpoint declarations themselves: every function under
- * supabase/functions is imported without serving, and its `spec` (auth, body, result, caps) is
- * turned into one operation with zod's JSON Schema output. Nothing in the document is written by
- * hand, so it cannot disagree with what the functions validate.
+ * Builds the OpenAPI 3.1 document from the contract table (`shared/contract.ts`), the same entries
+ * the functions and the typed client read: each entry (auth, body, result, caps) becomes one
+ * operation with zod's JSON Schema output. Nothing in the document is written by hand, so it
+ * cannot disagree with what the functions validate, and no server module is loaded to build it.
  *
  * `deno task openapi` writes openapi.json at the repository root; `deno task openapi:check` exits 1
  * when the committed file differs from what the code generates.
  */
 import { z } from "zod";
 import { JSendError, JSendFail, jsendSuccess } from "@shared/jsend.ts";
-import type { AuthKind, EndpointSpec } from "../supabase/functions/_shared/endpoint.ts";
-import { loadFunction } from "../supabase/functions/_shared/serve.ts";
-import { listFunctionNames } from "./server.ts";
+import {
+  type AuthKind,
+  contract,
+  DEFAULT_MAX_BODY_BYTES,
+  type EndpointContract,
+} from "@shared/contract.ts";
 
 /** A JSON Schema or any other JSON value of the document. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-/** The declarations the document is built from, by function name. */
-export type EndpointSpecs = ReadonlyMap<string, EndpointSpec<z.ZodType, z.ZodType>>;
+/** The entries the document is built from, by function name. */
+export type EndpointSpecs = ReadonlyMap<string, EndpointContract>;
 
 /** Where the local server answers; `{base_url}` of the interface. */
 export const LOCAL_BASE_URL = "http://127.0.0.1:54321/functions/v1";
 
-const functionsDir = new URL("../supabase/functions/", import.meta.url);
 const documentPath = new URL("../openapi.json", import.meta.url);
-
-/** Body cap of endpoints that declare none (the pipeline's default). */
-const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 const securitySchemeOf: Readonly<Record<Exclude<AuthKind, "none">, string>> = {
   api_key: "apiKey",
@@ -36,19 +35,9 @@ const securitySchemeOf: Readonly<Record<Exclude<AuthKind, "none">, string>> = {
 };
 const authOrder: readonly AuthKind[] = ["api_key", "jwt", "service", "none"];
 
-/**
- * Imports every function module and returns its declaration. Each module is imported under a
- * query string of its own, so this also works in a process that already loaded the functions (a
- * module runs only once per URL, and a second plain import would serve nothing).
- */
-export async function loadEndpointSpecs(): Promise<EndpointSpecs> {
-  const specs = new Map<string, EndpointSpec<z.ZodType, z.ZodType>>();
-  const round = crypto.randomUUID();
-  for (const name of await listFunctionNames()) {
-    const handler = await loadFunction(new URL(`${name}/index.ts?openapi=${round}`, functionsDir));
-    specs.set(name, handler.spec);
-  }
-  return specs;
+/** Every entry of the contract table. */
+export function endpointSpecs(): EndpointSpecs {
+  return new Map(Object.entries(contract));
 }
 
 /** `create-api-client` becomes `createApiClient`: the operation id and the client method name. */
@@ -115,7 +104,7 @@ export function renderOpenApiDocument(specs: EndpointSpecs): string {
 }
 
 interface PendingOperation {
-  spec: EndpointSpec<z.ZodType, z.ZodType>;
+  spec: EndpointContract;
   body: PendingSchema;
   success: PendingSchema;
 }
@@ -145,7 +134,7 @@ function operation(
   if (!accepted.includes("none")) {
     responses["401"] = { $ref: "#/components/responses/Unauthorized" };
   }
-  if (spec.database !== false && spec.characterGrant) {
+  if (spec.perCharacter) {
     responses["403"] = { $ref: "#/components/responses/CharacterForbidden" };
   }
   responses["413"] = {
@@ -376,30 +365,9 @@ function asObject(value: Json | undefined): JsonObject {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? value : {};
 }
 
-/**
- * Gives the function modules a complete environment of harmless placeholders before they load:
- * the document must not depend on the machine it is generated on, and no real secret may reach it
- * or the console. The database client is built but never connects.
- */
-function usePlaceholderEnvironment(): void {
-  const placeholders: Record<string, string> = {
-    DATABASE_URL: "postgres://openapi@127.0.0.1:1/openapi",
-    SUPABASE_JWT_SECRET: "openapi-generator-placeholder-secret-0123456789",
-    CONTENT_UPDATE_SECRET: "openapi-generator-placeholder",
-    LOG_LEVEL: "silent",
-  };
-  for (const name of Object.keys(Deno.env.toObject())) {
-    if (/^(SUPABASE_|UPSTASH_|REDIS_URL$|CONTENT_UPDATE_|DATABASE_|APP_URL$)/.test(name)) {
-      Deno.env.delete(name);
-    }
-  }
-  for (const [name, value] of Object.entries(placeholders)) Deno.env.set(name, value);
-}
-
 if (import.meta.main) {
   const check = Deno.args.includes("--check");
-  usePlaceholderEnvironment();
-  const text = renderOpenApiDocument(await loadEndpointSpecs());
+  const text = renderOpenApiDocument(endpointSpecs());
   if (check) {
     const committed = await Deno.readTextFile(documentPath).catch(() => "");
     if (committed !== text) {
@@ -411,6 +379,4 @@ if (import.meta.main) {
     await Deno.writeTextFile(documentPath, text);
     console.log(`Wrote openapi.json (${text.length} bytes)`);
   }
-  // The modules' database pool and timers are idle; do not wait for them.
-  Deno.exit(0);
 }

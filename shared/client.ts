@@ -1,7 +1,7 @@
 /**
  * A typed client of this API on `@supabase/supabase-js` (`functions.invoke`): one method per
- * endpoint, named after its function in camelCase (`find-spell` is `findSpell`), with the request
- * and response types inferred from the zod schemas in `shared/`.
+ * endpoint of the contract table (`shared/contract.ts`), named after its function in camelCase
+ * (`find-spell` is `findSpell`), with the request and response types inferred from its zod schemas.
  *
  * @example
  * ```ts
@@ -13,16 +13,16 @@
  */
 import { createClient, FunctionsHttpError, type SupabaseClient } from "@supabase/supabase-js";
 import type { z } from "zod";
-import { type EndpointName, endpoints } from "./client/endpoints.ts";
+import { contract, type EndpointName } from "./contract.ts";
 import { type JSend, JSendError, JSendFail } from "./jsend.ts";
 
-export { type EndpointName, endpoints } from "./client/endpoints.ts";
+export { contract, type EndpointName } from "./contract.ts";
 
 /** What an endpoint accepts (the body schema's input type). */
-export type BodyOf<N extends EndpointName> = z.input<(typeof endpoints)[N]["body"]>;
+export type BodyOf<N extends EndpointName> = z.input<(typeof contract)[N]["body"]>;
 
 /** What an endpoint's success `data` holds (the result schema's output type). */
-export type ResultOf<N extends EndpointName> = z.output<(typeof endpoints)[N]["result"]>;
+export type ResultOf<N extends EndpointName> = z.output<(typeof contract)[N]["result"]>;
 
 /** A whole answer: the JSend envelope with the HTTP status and headers it came with. */
 export interface Reply<T> {
@@ -126,7 +126,7 @@ export function createRpgClient(options: RpgClientOptions): RpgClient {
   }
 
   const methods: Record<string, (body?: unknown) => Promise<unknown>> = {};
-  for (const name of Object.keys(endpoints) as EndpointName[]) {
+  for (const name of Object.keys(contract) as EndpointName[]) {
     methods[methodNameOf(name)] = async (body?: unknown) =>
       (await call(name, body as BodyOf<typeof name>)).body;
   }

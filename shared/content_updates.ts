@@ -1,21 +1,7 @@
 import { z } from "zod";
 import { Id, IdFilter, JsonObject, Timestamp, UserId } from "./common.ts";
 import { ContentType } from "./enums.ts";
-import {
-  SaveAbilityBlockBody,
-  SaveAncestryBody,
-  SaveArchetypeBody,
-  SaveBackgroundBody,
-  SaveClassArchetypeBody,
-  SaveClassBody,
-  SaveContentSourceBody,
-  SaveCreatureBody,
-  SaveItemBody,
-  SaveLanguageBody,
-  SaveSpellBody,
-  SaveTraitBody,
-  SaveVersatileHeritageBody,
-} from "./content.ts";
+import { contentTypes } from "./content_types.ts";
 
 /** What a proposal does to its record. */
 export const ContentUpdateAction = z.enum(["UPDATE", "CREATE", "DELETE"]).meta({
@@ -70,27 +56,6 @@ export const ContentUpdate = z.object({
 }).meta({ id: "ContentUpdate" });
 export type ContentUpdate = z.infer<typeof ContentUpdate>;
 
-/**
- * The create-or-update body of each content type: a proposal's `data` holds the values the same
- * fields take there, so a value that could never apply (a spell of rank 99, a null name) is
- * refused when proposed, naming the field, rather than failing later at approval.
- */
-const PROPOSAL_FIELDS: Record<ContentType, z.ZodType> = {
-  "trait": SaveTraitBody,
-  "item": SaveItemBody,
-  "spell": SaveSpellBody,
-  "class": SaveClassBody,
-  "archetype": SaveArchetypeBody,
-  "versatile-heritage": SaveVersatileHeritageBody,
-  "class-archetype": SaveClassArchetypeBody,
-  "ability-block": SaveAbilityBlockBody,
-  "creature": SaveCreatureBody,
-  "ancestry": SaveAncestryBody,
-  "background": SaveBackgroundBody,
-  "language": SaveLanguageBody,
-  "content-source": SaveContentSourceBody,
-};
-
 /** Body of create-content-update: `ref_id` is required to update or delete a record. */
 export const CreateContentUpdateBody = z.object({
   type: ContentType,
@@ -107,7 +72,10 @@ export const CreateContentUpdateBody = z.object({
       message: `ref_id is required to ${body.action.toLowerCase()} a record`,
     });
   }
-  const checked = PROPOSAL_FIELDS[body.type].safeParse(body.data);
+  // A proposal's `data` holds the values the same fields take in the type's create body, so a
+  // value that could never apply (a spell of rank 99, a null name) is refused when proposed,
+  // naming the field, rather than failing later at approval.
+  const checked = contentTypes[body.type].save.safeParse(body.data);
   for (const issue of checked.error?.issues ?? []) {
     // Which fields a proposal may carry at all is the database's rule (it names the field).
     if (issue.code === "unrecognized_keys") continue;

@@ -189,6 +189,11 @@ export type SearchBucket = keyof typeof buckets;
 /** Every bucket name, in the interface's order. */
 export const SEARCH_BUCKETS = Object.keys(buckets) as SearchBucket[];
 
+/** The trimmed row simple mode returns in a bucket. */
+export function simpleRowOf(bucket: SearchBucket): z.ZodObject {
+  return buckets[bucket][0];
+}
+
 type BucketShapes<I extends 0 | 1> = {
   [K in SearchBucket]: z.ZodArray<(typeof buckets)[K][I]>;
 };

@@ -185,6 +185,19 @@ test("an API key reads and writes only its owner's campaigns", async () => {
     successData(await call("find-campaign", { id: campaign.id }, { token: gmKey.apiKey }))[0].id,
     campaign.id,
   );
+  // Removing a character is a character endpoint: the GM's key needs a grant on it (403).
+  equal(
+    failMessage(
+      await call("remove-from-campaign", { character_id: id, campaign_id: campaign.id }, {
+        token: gmKey.apiKey,
+      }),
+      403,
+    ),
+    "You do not have access to this character",
+  );
+  const [row] = await adminSql<{ campaign_id: number | null }[]>`
+    select campaign_id from public.character where id = ${id}`;
+  equal(row?.campaign_id, campaign.id);
 });
 
 test("reset-campaign-key returns a new key, kills the old one and open grants, keeps members", async () => {

@@ -1,8 +1,7 @@
 import { deepStrictEqual, equal, match, ok, rejects } from "node:assert/strict";
-import { z } from "zod";
 import {
+  contract,
   createRpgClient,
-  endpoints,
   methodNameOf,
   retryAfterSeconds,
   type RetryOptions,
@@ -10,7 +9,10 @@ import {
   type RpgClient,
   unwrap,
 } from "@shared/client.ts";
-import { loadEndpointSpecs } from "../scripts/openapi.ts";
+import { listFunctionNames } from "../scripts/server.ts";
+import { loadFunction } from "../supabase/functions/_shared/serve.ts";
+
+const functionsDir = new URL("../supabase/functions/", import.meta.url);
 import { makeApiKey, makeUser, randomIp, server, test } from "./_harness.ts";
 
 /** A client of the test server whose calls come from their own client address. */
@@ -57,32 +59,24 @@ function limited(retryAfter: string): () => Response {
 
 const ok200 = () => Response.json({ status: "success", data: [] });
 
-function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): string {
-  return JSON.stringify(z.toJSONSchema(schema, { io, unrepresentable: "any" }));
-}
+test("the function folders and the contract entries are the same set", async () => {
+  deepStrictEqual(await listFunctionNames(), Object.keys(contract).sort());
+});
 
-test("endpoints lists every function with the same body and result schemas", async () => {
-  const specs = await loadEndpointSpecs();
-  deepStrictEqual(Object.keys(endpoints).sort(), [...specs.keys()].sort());
-  const drift: string[] = [];
-  for (const [name, spec] of specs) {
-    const listed = endpoints[name as keyof typeof endpoints];
-    if (!listed) continue;
-    if (
-      listed.body !== spec.body &&
-      jsonSchemaOf(listed.body, "input") !== jsonSchemaOf(spec.body, "input")
-    ) drift.push(`${name}: body`);
-    if (
-      listed.result !== spec.result &&
-      jsonSchemaOf(listed.result, "output") !== jsonSchemaOf(spec.result, "output")
-    ) drift.push(`${name}: result`);
+test("each function folder implements the contract entry of its own name", async () => {
+  const round = crypto.randomUUID();
+  const mismatched: string[] = [];
+  for (const name of await listFunctionNames()) {
+    // A query string of its own, so the module runs again in this process and serves to us.
+    const handler = await loadFunction(new URL(`${name}/index.ts?contract=${round}`, functionsDir));
+    if (handler.endpoint !== name) mismatched.push(`${name} serves ${handler.endpoint}`);
   }
-  deepStrictEqual(drift, [], "shared/client/endpoints.ts differs from the functions");
+  deepStrictEqual(mismatched, []);
 });
 
 test("createRpgClient() has one camelCase method per endpoint, plus call", () => {
   const client = clientFor();
-  for (const name of Object.keys(endpoints) as (keyof typeof endpoints)[]) {
+  for (const name of Object.keys(contract) as (keyof typeof contract)[]) {
     equal(typeof client[methodNameOf(name)], "function", name);
   }
   equal(methodNameOf("create-api-client"), "createApiClient");

@@ -15,7 +15,7 @@ import { createAccount, createApiKeys, tokenFor } from "../../tests/support/acco
 import { freshDatabase } from "../../tests/support/fresh_database.ts";
 import { ServerProcess } from "../../tests/support/server_process.ts";
 import { selectList } from "../../supabase/functions/_shared/content/find_content.ts";
-import { spellTable } from "../../supabase/functions/_shared/content/tables.ts";
+import { contentTables } from "../../supabase/functions/_shared/content/tables.ts";
 import { type LoadResult, runLoad, type Shot } from "./run_load.ts";
 import { TokenPool } from "./token_pool.ts";
 import { cpuSeconds, processesMatching, profileDuring, summarize } from "./cpu_profile.ts";
@@ -88,7 +88,7 @@ try {
   }
   if (characterIds.length < 64) throw new Error("Could not create the characters to update");
 
-  const rawQuery = `select ${selectList(spellTable)} from public.spell t
+  const rawQuery = `select ${selectList(contentTables.spell)} from public.spell t
     where t.id = any($1::bigint[]) order by t.name, t.id limit 5000`;
   const scenarios: [string, Shot][] = [
     [

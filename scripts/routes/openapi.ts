@@ -1,4 +1,4 @@
-import { loadEndpointSpecs, renderOpenApiDocument } from "../openapi.ts";
+import { endpointSpecs, renderOpenApiDocument } from "../openapi.ts";
 
 const headers = {
   "Access-Control-Allow-Origin": "*",
@@ -6,12 +6,12 @@ const headers = {
   "Cache-Control": "no-cache",
 };
 
-// Built on the first request from the functions this process serves, then kept: the functions
-// cannot change while the process runs.
+// Built on the first request from the contract table, then kept: it cannot change while the
+// process runs.
 let document: Promise<string> | undefined;
 
 /**
- * Serves the OpenAPI document at `{app_url}/openapi.json`, generated from the running functions
+ * Serves the OpenAPI document at `{app_url}/openapi.json`, generated from the contract table
  * exactly as `deno task openapi` generates the committed file.
  */
 export async function openapiRoute(req: Request): Promise<Response | null> {
@@ -23,7 +23,7 @@ export async function openapiRoute(req: Request): Promise<Response | null> {
       { status: 405, headers: { ...headers, Allow: "GET, HEAD, OPTIONS" } },
     );
   }
-  document ??= loadEndpointSpecs().then(renderOpenApiDocument);
+  document ??= Promise.resolve().then(() => renderOpenApiDocument(endpointSpecs()));
   let text: string;
   try {
     text = await document;

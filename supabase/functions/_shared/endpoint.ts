@@ -1,11 +1,13 @@
 import type { z } from "zod";
 import { noteAddressWindow, noteRefused, noteResolved } from "./auth/api_key_standing.ts";
+import { type Bucket, type Credential, resolveCredential } from "./auth/credential.ts";
 import {
   type AuthKind,
-  type Bucket,
-  type Credential,
-  resolveCredential,
-} from "./auth/credential.ts";
+  contract,
+  DEFAULT_MAX_BODY_BYTES,
+  type EndpointContract,
+  type EndpointName,
+} from "@shared/contract.ts";
 import { type Acting, type Tx, withApiKey, withRole } from "./db.ts";
 import { AfterCommit } from "./after_commit.ts";
 import { isPermissionRefusal, mapDatabaseError } from "./db_errors.ts";
@@ -19,7 +21,7 @@ import { validationFail } from "./validation.ts";
 import { corsHeaders } from "./cors.ts";
 import { clientAddress } from "./client_address.ts";
 
-export type { AuthKind } from "./auth/credential.ts";
+export type { AuthKind };
 
 /**
  * What kind of caller this is. Which user a request acts for is known to the database
@@ -44,25 +46,8 @@ export interface DbHandlerContext<B> extends HandlerContext<B> {
   tx: Tx;
 }
 
-interface EndpointBase<S extends z.ZodType, R extends z.ZodType> {
-  /** Accepted credentials. */
-  auth: readonly AuthKind[];
-  /** The request body schema; its output is what the handler sees. */
-  body: S;
-  /** The success `data` schema; outgoing data is validated against it. */
-  result: R;
-  /** Body size cap in bytes (default 1 MiB). */
-  maxBodyBytes?: number;
-  /** Keep the per-IP budget in this process only (no shared store on this path). */
-  ingress?: "shared" | "in_process";
-  /** One-line description for the OpenAPI document. */
-  summary?: string;
-}
-
-/** An endpoint whose handler runs in a transaction as the caller. */
-export interface DbEndpointSpec<S extends z.ZodType, R extends z.ZodType>
-  extends EndpointBase<S, R> {
-  database?: true;
+/** What a function with database access declares besides its contract entry. */
+export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
   /**
    * For character endpoints: the character an API-key call targets. A single id needs a grant for
    * the key's client and runs as the character's owner; otherwise row-level policies admit only
@@ -73,12 +58,33 @@ export interface DbEndpointSpec<S extends z.ZodType, R extends z.ZodType>
   run: (ctx: DbHandlerContext<z.output<S>>) => Promise<z.input<R> | AfterCommit<z.input<R>>>;
 }
 
-/** An endpoint that touches no database. */
-export interface PlainEndpointSpec<S extends z.ZodType, R extends z.ZodType>
-  extends EndpointBase<S, R> {
-  database: false;
+/** What a function that touches no database declares besides its contract entry. */
+export interface PlainServerSide<S extends z.ZodType, R extends z.ZodType> {
   run: (ctx: HandlerContext<z.output<S>>) => Promise<z.input<R>>;
 }
+
+/**
+ * The server side of a contract entry: a plain handler when the entry says `database: false`, and
+ * a character grant target when it says `perCharacter`.
+ */
+export type ServerSide<E extends EndpointContract> = [E] extends [{ database: false }]
+  ? PlainServerSide<E["body"], E["result"]>
+  : [E] extends [{ perCharacter: true }] ?
+      & DbServerSide<E["body"], E["result"]>
+      & Required<Pick<DbServerSide<E["body"], E["result"]>, "characterGrant">>
+  : Omit<DbServerSide<E["body"], E["result"]>, "characterGrant">;
+
+/** An endpoint whose handler runs in a transaction as the caller: its contract and server side. */
+export type DbEndpointSpec<S extends z.ZodType, R extends z.ZodType> =
+  & EndpointContract<S, R>
+  & DbServerSide<S, R>
+  & { database?: undefined };
+
+/** An endpoint that touches no database. */
+export type PlainEndpointSpec<S extends z.ZodType, R extends z.ZodType> =
+  & EndpointContract<S, R>
+  & PlainServerSide<S, R>
+  & { database: false };
 
 /** Any endpoint declaration. */
 export type EndpointSpec<S extends z.ZodType, R extends z.ZodType> =
@@ -88,18 +94,25 @@ export type EndpointSpec<S extends z.ZodType, R extends z.ZodType> =
 /** A request handler as `Deno.serve` takes it, carrying its declaration for the OpenAPI build. */
 export type EndpointHandler =
   & ((req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>)
-  & { spec: EndpointSpec<z.ZodType, z.ZodType> };
-
-const DEFAULT_MAX_BODY = 1024 * 1024;
+  & { endpoint: EndpointName };
 
 /**
- * Builds the request handler for an endpoint declaration: the whole pipeline, in order. The
- * credential is resolved once (shape, signature and claims, acceptance, rate buckets); every
- * refusal and database error becomes its answer in one place, `answer`.
+ * Builds the request handler of the contract entry `name` with its server side: the whole
+ * pipeline, in order. The credential is resolved once (shape, signature and claims, acceptance,
+ * rate buckets); every refusal and database error becomes its answer in one place, `answer`.
  */
-export function endpoint<S extends z.ZodType, R extends z.ZodType>(
-  spec: EndpointSpec<S, R>,
+export function endpoint<N extends EndpointName>(
+  name: N,
+  server: ServerSide<(typeof contract)[N]>,
 ): EndpointHandler {
+  // ServerSide pairs a plain server side with the entries that say `database: false` only.
+  const spec = { ...contract[name], ...server } as EndpointSpec<z.ZodType, z.ZodType>;
+  return Object.assign(pipeline(spec), { endpoint: name });
+}
+
+function pipeline<S extends z.ZodType, R extends z.ZodType>(
+  spec: EndpointSpec<S, R>,
+): (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
   const handler = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     const started = performance.now();
     const requestId = crypto.randomUUID();
@@ -125,7 +138,7 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
       if (req.method !== "POST") throw refusals.methodNotAllowed();
       if (credential.kind === "refused") throw credential.refusal;
 
-      const text = await readBodyCapped(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY);
+      const text = await readBodyCapped(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
       const parsed = spec.body.safeParse(parseJsonBody(text), { reportInput: true });
       if (!parsed.success) {
         await confirmApiKey(credential, spec.ingress); // an unknown key is reported before a bad body
@@ -156,14 +169,14 @@ export function endpoint<S extends z.ZodType, R extends z.ZodType>(
     });
     return response;
   };
-  return Object.assign(handler, { spec: spec as EndpointSpec<z.ZodType, z.ZodType> });
+  return handler;
 }
 
-function serviceSecretFor(spec: EndpointBase<z.ZodType, z.ZodType>): string | undefined {
+function serviceSecretFor(spec: EndpointContract): string | undefined {
   return spec.auth.includes("service") ? env.CONTENT_UPDATE_SECRET : undefined;
 }
 
-type Store = EndpointBase<z.ZodType, z.ZodType>["ingress"];
+type Store = EndpointContract["ingress"];
 
 /**
  * Counts the request in each of its buckets; the first that refuses decides the answer, else the

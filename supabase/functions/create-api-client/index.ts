@@ -1,14 +1,10 @@
 import { z } from "zod";
-import { ApiClient, CreateApiClientBody, CreatedApiClient } from "@shared/accounts.ts";
+import { ApiClient } from "@shared/accounts.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { sha256Hex } from "../_shared/sha256.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "Creates an API client for the signed-in user and returns its key, shown this once",
-  auth: ["jwt"],
-  body: CreateApiClientBody,
-  result: CreatedApiClient,
+serve(endpoint("create-api-client", {
   run: async ({ body, tx }) => {
     const apiKey = crypto.randomUUID();
     const [client] = await tx<z.input<typeof ApiClient>[]>`

@@ -1,4 +1,3 @@
-import { ContentUpdate, CreateContentUpdateBody } from "@shared/content_updates.ts";
 import { afterCommit } from "../_shared/after_commit.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
@@ -6,11 +5,7 @@ import { announceProposal } from "../_shared/moderation/announce_proposal.ts";
 import { selectContentUpdates } from "../_shared/moderation/select_content_updates.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "Proposes a change to content; moderators approve or reject it through the bot",
-  auth: ["api_key", "jwt"],
-  body: CreateContentUpdateBody,
-  result: ContentUpdate,
+serve(endpoint("create-content-update", {
   run: async ({ body, tx }) => {
     // The insert policy admits only the caller's own proposals to sources they can read; the
     // trigger checks the fields and the target record.

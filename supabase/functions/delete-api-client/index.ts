@@ -1,14 +1,8 @@
-import { z } from "zod";
-import { DeleteApiClientBody } from "@shared/accounts.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "Revokes one of the signed-in user's API clients; its key stops working at once",
-  auth: ["jwt"],
-  body: DeleteApiClientBody,
-  result: z.literal(true),
+serve(endpoint("delete-api-client", {
   run: async ({ body, tx }) => {
     const deleted = await tx`delete from public.api_client where id = ${body.id} returning id`;
     if (deleted.length === 0) throw fail("API client not found");

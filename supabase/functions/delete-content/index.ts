@@ -1,35 +1,17 @@
-import { z } from "zod";
-import { type DeletableType, DeleteContentBody } from "@shared/content.ts";
+import type { DeletableType } from "@shared/content.ts";
+import { contentTypes } from "@shared/content_types.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-// Which table each type lives in (schema public). One line per type.
-const TABLES: Record<DeletableType, string> = {
-  "trait": "trait",
-  "item": "item",
-  "spell": "spell",
-  "class": "class",
-  "archetype": "archetype",
-  "versatile-heritage": "versatile_heritage",
-  "class-archetype": "class_archetype",
-  "ability-block": "ability_block",
-  "creature": "creature",
-  "hazard": "hazard",
-  "ancestry": "ancestry",
-  "background": "background",
-  "language": "language",
-  "content-source": "content_source",
-  "encounter": "encounter",
-};
+/** The table (schema public) a type lives in: the registry's, and encounters. */
+function tableOf(type: DeletableType): string {
+  return type === "encounter" ? "encounter" : contentTypes[type].table;
+}
 
-serve(endpoint({
-  summary: "Deletes one record of the given type; only its source's owner (or an admin) may",
-  auth: ["api_key", "jwt"],
-  body: DeleteContentBody,
-  result: z.literal(true),
+serve(endpoint("delete-content", {
   run: async ({ body, tx }) => {
-    const table = `public."${TABLES[body.type]}"`;
+    const table = `public."${tableOf(body.type)}"`;
     const deleted = await tx.unsafe(`delete from ${table} where id = $1::bigint returning id`, [
       body.id,
     ]);

@@ -1,4 +1,3 @@
-import { DeletedUser, DeleteUserBody } from "@shared/users.ts";
 import { afterCommit } from "../_shared/after_commit.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { log } from "../_shared/log.ts";
@@ -6,12 +5,7 @@ import { serve } from "../_shared/serve.ts";
 import { type ObjectName, parseObjectName } from "../_shared/storage/object_name.ts";
 import { publicFileStore } from "../_shared/storage/public_file_store.ts";
 
-serve(endpoint({
-  summary:
-    "Deletes the caller's account and everything it owns; refused while it owns content sources",
-  auth: ["jwt"],
-  body: DeleteUserBody,
-  result: DeletedUser,
+serve(endpoint("delete-user", {
   run: async ({ tx, requestId }) => {
     // The account's stored files, listed before their records go with it (owner-only reads).
     const files = await tx<{ bucket: string; path: string }[]>`

@@ -1,14 +1,4 @@
-import { FindBackgroundBody, FindBackgroundResult } from "@shared/content.ts";
-import { findContent } from "../_shared/content/find_content.ts";
-import { backgroundTable } from "../_shared/content/tables.ts";
-import { endpoint } from "../_shared/endpoint.ts";
-import { oneOrMany } from "../_shared/one_or_many.ts";
+import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "Finds backgrounds the caller may read",
-  auth: ["api_key", "jwt"],
-  body: FindBackgroundBody,
-  result: FindBackgroundResult,
-  run: async ({ body, tx }) => oneOrMany(body.id, await findContent(tx, backgroundTable, body)),
-}));
+serve(findContentEndpoint("background"));

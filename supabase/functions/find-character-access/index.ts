@@ -1,14 +1,10 @@
 import { z } from "zod";
-import { AuthorizedClient, FindCharacterAccessBody } from "@shared/character_access.ts";
+import { AuthorizedClient } from "@shared/character_access.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { assertOwnCharacter } from "../_shared/characters/access.ts";
 
-serve(endpoint({
-  summary: "Lists the API clients authorized on one of the caller's characters",
-  auth: ["jwt"],
-  body: FindCharacterAccessBody,
-  result: z.array(AuthorizedClient),
+serve(endpoint("find-character-access", {
   run: async ({ body, tx }) => {
     await assertOwnCharacter(tx, body.character_id);
     return await tx<z.input<typeof AuthorizedClient>[]>`

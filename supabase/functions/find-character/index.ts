@@ -1,21 +1,16 @@
-import { FindCharacterBody, FindCharacterResult } from "@shared/characters.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { oneOrMany } from "../_shared/one_or_many.ts";
 import { serve } from "../_shared/serve.ts";
 import { selectCharacters } from "../_shared/characters/characters.ts";
 
-serve(endpoint({
-  summary: "Finds characters: one by id (or null), the caller's own, or those of a campaign",
-  auth: ["api_key", "jwt"],
-  body: FindCharacterBody,
-  result: FindCharacterResult,
+serve(endpoint("find-character", {
   characterGrant: (body) => typeof body.id === "number" ? body.id : undefined,
   run: async ({ body, caller, tx }) => {
-    const viaApiKey = caller.kind === "user" && caller.via === "api_key";
-    if (viaApiKey && Array.isArray(body.id)) {
+    // The interface's rule for API keys: one character per call (grants are per character).
+    if (caller.kind === "user" && caller.via === "api_key" && Array.isArray(body.id)) {
       throw fail("Invalid value for id: an API key takes one integer id per call", { field: "id" });
     }
-    return oneOrMany(body.id, await selectCharacters(tx, body, viaApiKey));
+    return oneOrMany(body.id, await selectCharacters(tx, body));
   },
 }));

@@ -1,14 +1,4 @@
-import { FindSpellBody, FindSpellResult } from "@shared/content.ts";
-import { findContent } from "../_shared/content/find_content.ts";
-import { spellTable } from "../_shared/content/tables.ts";
-import { endpoint } from "../_shared/endpoint.ts";
-import { oneOrMany } from "../_shared/one_or_many.ts";
+import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "Finds spells the caller may read",
-  auth: ["api_key", "jwt"],
-  body: FindSpellBody,
-  result: FindSpellResult,
-  run: async ({ body, tx }) => oneOrMany(body.id, await findContent(tx, spellTable, body)),
-}));
+serve(findContentEndpoint("spell"));

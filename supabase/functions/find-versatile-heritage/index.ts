@@ -1,15 +1,4 @@
-import { FindVersatileHeritageBody, FindVersatileHeritageResult } from "@shared/content.ts";
-import { findContent } from "../_shared/content/find_content.ts";
-import { versatileHeritageTable } from "../_shared/content/tables.ts";
-import { endpoint } from "../_shared/endpoint.ts";
-import { oneOrMany } from "../_shared/one_or_many.ts";
+import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "Finds versatile heritages the caller may read",
-  auth: ["api_key", "jwt"],
-  body: FindVersatileHeritageBody,
-  result: FindVersatileHeritageResult,
-  run: async ({ body, tx }) =>
-    oneOrMany(body.id, await findContent(tx, versatileHeritageTable, body)),
-}));
+serve(findContentEndpoint("versatile-heritage"));

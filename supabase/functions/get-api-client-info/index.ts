@@ -1,14 +1,10 @@
-import { ApiClientInfo, GetApiClientInfoBody } from "@shared/character_access.ts";
+import { ApiClientInfo } from "@shared/character_access.ts";
 import type { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "What a consent screen shows about an API client: its name and its owner's name",
-  auth: ["jwt"],
-  body: GetApiClientInfoBody,
-  result: ApiClientInfo,
+serve(endpoint("get-api-client-info", {
   run: async ({ body, tx }) => {
     const [info] = await tx<z.input<typeof ApiClientInfo>[]>`
       select client_id, name, description, owner_user_id, owner_display_name

@@ -1,13 +1,9 @@
-import { ContentVersion, GetContentVersionsBody } from "@shared/freshness.ts";
+import { ContentVersion } from "@shared/freshness.ts";
 import { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "Returns the change token (updated_at) of each visible content source among the ids",
-  auth: ["jwt", "api_key"],
-  body: GetContentVersionsBody,
-  result: z.array(ContentVersion),
+serve(endpoint("get-content-versions", {
   run: async ({ body, tx }) =>
     // Row-level policies leave out the sources the caller may not read.
     await tx<z.input<typeof ContentVersion>[]>`

@@ -1,4 +1,4 @@
-import { GetUserBody, OwnProfile, PublicProfile, supporterTierName } from "@shared/users.ts";
+import { OwnProfile, PublicProfile, supporterTierName } from "@shared/users.ts";
 import { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
@@ -12,11 +12,7 @@ type ProfileRow = Omit<z.input<typeof OwnProfile>, "patreon"> & {
 /** Supporter level of the GAME-MASTER tier, the only one that runs a GM group. */
 const GAME_MASTER_LEVEL = 4;
 
-serve(endpoint({
-  summary: "Reads the caller's own profile, or another user's public profile by id or _id",
-  auth: ["jwt"],
-  body: GetUserBody,
-  result: z.union([OwnProfile, PublicProfile]),
+serve(endpoint("get-user", {
   run: async ({ body, tx }) => {
     if (body.id === undefined && body._id === undefined) {
       // The caller's own row and GM group, through their owner-only select policies.

@@ -1,14 +1,8 @@
-import { z } from "zod";
-import { GmGroupEmptyBody } from "@shared/gm_groups.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "Gives the caller's GM group a new access code; members stay",
-  auth: ["jwt"],
-  body: GmGroupEmptyBody,
-  result: z.literal("Code regenerated"),
+serve(endpoint("gm-regenerate-code", {
   run: async ({ tx }) => {
     const [row] = await tx<{ done: boolean }[]>`select private.regenerate_gm_code() as done`;
     if (!row?.done) throw fail("Failed to regenerate code");

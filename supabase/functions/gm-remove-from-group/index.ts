@@ -1,14 +1,8 @@
-import { z } from "zod";
-import { GmRemoveFromGroupBody } from "@shared/gm_groups.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "Removes a member from the caller's GM group, or the caller from their own group",
-  auth: ["jwt"],
-  body: GmRemoveFromGroupBody,
-  result: z.literal("Removed from group"),
+serve(endpoint("gm-remove-from-group", {
   run: async ({ body, tx }) => {
     const removed = await tx`
       delete from public.gm_group_member where user_id = ${body.user_id}::uuid returning user_id`;

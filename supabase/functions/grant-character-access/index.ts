@@ -1,14 +1,10 @@
-import { CharacterGrant, GrantCharacterAccessBody } from "@shared/character_access.ts";
+import { CharacterGrant } from "@shared/character_access.ts";
 import type { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { assertOwnCharacter } from "../_shared/characters/access.ts";
 
-serve(endpoint({
-  summary: "The character's owner lets an API client read and write that one character",
-  auth: ["jwt"],
-  body: GrantCharacterAccessBody,
-  result: CharacterGrant,
+serve(endpoint("grant-character-access", {
   run: async ({ body, tx }) => {
     await assertOwnCharacter(tx, body.character_id);
     const [grant] = await tx<z.input<typeof CharacterGrant>[]>`

@@ -1,9 +1,4 @@
-import { z } from "zod";
-import {
-  CLIENT_ERROR_LOG_LIMIT,
-  CLIENT_ERROR_MAX_BODY_BYTES,
-  ClientErrorReport,
-} from "@shared/diagnostics.ts";
+import { CLIENT_ERROR_LOG_LIMIT } from "@shared/diagnostics.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { CappedLog } from "../_shared/intake/capped_log.ts";
 import { serve } from "../_shared/serve.ts";
@@ -15,15 +10,7 @@ const reports = new CappedLog({
   limit: CLIENT_ERROR_LOG_LIMIT,
 });
 
-serve(endpoint({
-  summary: "Accepts a tightly bounded client-failure report without authentication",
-  auth: ["none"],
-  // No database and no shared store on this path: the per-IP budget lives in this process.
-  database: false,
-  ingress: "in_process",
-  maxBodyBytes: CLIENT_ERROR_MAX_BODY_BYTES,
-  body: ClientErrorReport,
-  result: z.literal(true),
+serve(endpoint("report-client-error", {
   run: ({ body }) => {
     // Reports over the log cap are still accepted: the client cannot act on our log volume.
     reports.write({

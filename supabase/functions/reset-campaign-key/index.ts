@@ -1,13 +1,8 @@
-import { ResetCampaignKeyBody, ResetCampaignKeyResult } from "@shared/campaigns.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { assertOwnCampaign } from "../_shared/characters/campaigns.ts";
 
-serve(endpoint({
-  summary: "Gives a campaign a new join key; the old key and open join grants stop working",
-  auth: ["api_key", "jwt"],
-  body: ResetCampaignKeyBody,
-  result: ResetCampaignKeyResult,
+serve(endpoint("reset-campaign-key", {
   run: async ({ body, tx }) => {
     await assertOwnCampaign(tx, body.id);
     const [row] = await tx<{ join_key: string }[]>`

@@ -1,16 +1,11 @@
-import { ContentSource, UnlockContentSourceBody } from "@shared/content.ts";
 import { afterCommit } from "../_shared/after_commit.ts";
 import { findContent } from "../_shared/content/find_content.ts";
-import { contentSourceTable } from "../_shared/content/tables.ts";
+import { contentTables } from "../_shared/content/tables.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint({
-  summary: "Enters a key-locked content source's access key; the source is readable from then on",
-  auth: ["api_key", "jwt"],
-  body: UnlockContentSourceBody,
-  result: ContentSource,
+serve(endpoint("unlock-content-source", {
   run: async ({ body, tx }) => {
     const [entered] = await tx<{ outcome: "unlocked" | "invalid" }[]>`
       select private.unlock_content_source(${body.id}, ${body.access_key}) as outcome`;
@@ -18,7 +13,7 @@ serve(endpoint({
     if (entered?.outcome !== "unlocked") {
       return afterCommit(() => Promise.reject(fail("Invalid access key")));
     }
-    const [source] = await findContent(tx, contentSourceTable, { id: body.id });
+    const [source] = await findContent(tx, contentTables["content-source"], { id: body.id });
     if (!source) throw fail("Content source not found");
     return source;
   },

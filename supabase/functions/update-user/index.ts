@@ -1,6 +1,4 @@
-import { UpdateUserBody } from "@shared/users.ts";
 import type postgres from "postgres";
-import { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
@@ -16,11 +14,7 @@ const EDITABLE = [
   "subscribed_content_sources",
 ] as const;
 
-serve(endpoint({
-  summary: "Updates the caller's editable profile fields; only the fields given change",
-  auth: ["jwt"],
-  body: UpdateUserBody,
-  result: z.literal(true),
+serve(endpoint("update-user", {
   run: async ({ body, tx }) => {
     const changes: Record<string, unknown> = {};
     for (const column of EDITABLE) {

@@ -1,9 +1,4 @@
-import {
-  MAX_UPLOAD_BODY_BYTES,
-  MAX_UPLOAD_BYTES,
-  UploadedFile,
-  UploadPublicFileBody,
-} from "@shared/uploads.ts";
+import { MAX_UPLOAD_BYTES } from "@shared/uploads.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
@@ -20,13 +15,7 @@ function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
   }
 }
 
-serve(endpoint({
-  summary: "Stores a portrait or background image (supporter tier 1+) and returns its public URL",
-  auth: ["jwt", "api_key"],
-  body: UploadPublicFileBody,
-  result: UploadedFile,
-  // An oversize file is refused with 413 while the body is read, before anything is decoded.
-  maxBodyBytes: MAX_UPLOAD_BODY_BYTES,
+serve(endpoint("upload-public-file", {
   run: async ({ body, caller, tx }) => {
     if (caller.kind !== "user") throw fail("User not found");
     const bytes = decodeBase64(body.data);

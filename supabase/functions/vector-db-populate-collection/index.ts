@@ -1,14 +1,9 @@
-import { PopulateCollectionBody, PopulatedCollection } from "@shared/similarity.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 import { similarityBackend } from "../_shared/similarity/similarity_backend.ts";
 
-serve(endpoint({
-  summary: "Makes records searchable by similarity and reports how many of the ids are indexed",
-  auth: ["jwt", "api_key"],
-  body: PopulateCollectionBody,
-  result: PopulatedCollection,
+serve(endpoint("vector-db-populate-collection", {
   run: async ({ body, tx }) => {
     const indexed = await similarityBackend.populate(tx, body);
     if (indexed === 0) throw fail("No results found");

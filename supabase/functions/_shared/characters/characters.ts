@@ -83,21 +83,17 @@ export async function updateCharacter(
  * The characters find-character returns, sorted by id. Row-level policies decide visibility;
  * on top of them, a signed-in caller without filters gets only their own characters, and public
  * characters of others are reachable by id only. Under an API key the policies already narrow
- * everything to the client's granted characters.
+ * everything to the client's granted characters, so the narrowing does not apply.
  */
-export async function selectCharacters(
-  tx: Tx,
-  body: FindCharacterBody,
-  viaApiKey: boolean,
-): Promise<CharacterRow[]> {
+export async function selectCharacters(tx: Tx, body: FindCharacterBody): Promise<CharacterRow[]> {
   const ids = body.id === undefined ? null : typeof body.id === "number" ? [body.id] : body.id;
   const filtered = body.user_id !== undefined || body.campaign_id !== undefined;
-  const scope = viaApiKey || ids !== null
+  const scope = ids !== null
     ? tx``
     : filtered
-    ? tx`and (c.user_id = (select auth.uid()) or private.owns_campaign(c.campaign_id)
-              or (select private.is_admin()))`
-    : tx`and c.user_id = (select auth.uid())`;
+    ? tx`and ((select private.is_api_client_request()) or c.user_id = (select auth.uid())
+              or private.owns_campaign(c.campaign_id) or (select private.is_admin()))`
+    : tx`and ((select private.is_api_client_request()) or c.user_id = (select auth.uid()))`;
   return await tx<CharacterRow[]>`
     select ${tx(COLUMNS.map((column) => `c.${column}`))}
     from public.character c

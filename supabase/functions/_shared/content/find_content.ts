@@ -68,10 +68,7 @@ export async function findContent<S extends z.ZodObject>(
   if (body.content_sources && body.content_sources.length > 0) {
     where.push(`${source} = any(${param(body.content_sources, "bigint[]")})`);
   } else if (!lifted) {
-    where.push(
-      `${source} in (select s.id from public.content_source s
-        where s.user_id is null and s.is_published)`,
-    );
+    where.push(`${source} in (select o.id from private.official_source_ids() o(id))`);
   }
 
   const query = `select ${selectList(table)} from public.${ident(table.table)} t

@@ -1,21 +1,5 @@
 import type { z } from "zod";
-import {
-  AbilityBlock,
-  Ancestry,
-  Archetype,
-  Background,
-  Class,
-  ClassArchetype,
-  ContentSource,
-  Creature,
-  Hazard,
-  Item,
-  Language,
-  Spell,
-  Trait,
-  VersatileHeritage,
-} from "@shared/content.ts";
-
+import { type ContentTypeName, contentTypes } from "@shared/content_types.ts";
 /** How an extra find filter matches its column. */
 export interface ExtraFilter {
   column: string;
@@ -29,7 +13,7 @@ export interface ExtraFilter {
 
 /**
  * One content type as the generic find and save see it: its table, the columns its resource has
- * (taken from the shared schema, so the two cannot drift apart) and its extra filters.
+ * (taken from the shared registry, so the two cannot drift apart) and its extra filters.
  */
 export interface ContentTable<S extends z.ZodObject = z.ZodObject> {
   /** Table name in schema `public`. */
@@ -46,95 +30,68 @@ export interface ContentTable<S extends z.ZodObject = z.ZodObject> {
   computed?: Readonly<Record<string, string>>;
 }
 
-function define<S extends z.ZodObject>(
-  table: Omit<ContentTable<S>, "filters" | "sourceColumn"> & Partial<ContentTable<S>>,
-): ContentTable<S> {
-  return { filters: {}, sourceColumn: "content_source_id", ...table };
+/** What only the server knows of a content type: SQL column names and expressions. */
+interface ServerSide {
+  sourceColumn?: "content_source_id" | "id";
+  filters?: Readonly<Record<string, ExtraFilter>>;
+  computed?: Readonly<Record<string, string>>;
 }
 
 const traits: Record<string, ExtraFilter> = {
   traits: { column: "traits", match: "contains_all", type: "bigint[]" },
 };
 
-/** Content sources; `keys` reaches only those who may write the source. */
-export const contentSourceTable = define({
-  table: "content_source",
-  label: "content source",
-  resource: ContentSource,
-  sourceColumn: "id",
-  filters: { user_id: { column: "user_id", match: "equals", type: "uuid", liftsDefault: true } },
-  computed: {
-    keys: "select k.keys from private.my_source_keys() k where k.content_source_id = t.id",
+/** The server side of each content type; the rest of each entry is `shared/content_types.ts`. */
+const serverSide: Record<ContentTypeName, ServerSide> = {
+  // `keys` reaches only those who may write the source.
+  "content-source": {
+    sourceColumn: "id",
+    filters: { user_id: { column: "user_id", match: "equals", type: "uuid", liftsDefault: true } },
+    computed: {
+      keys: "select k.keys from private.my_source_keys() k where k.content_source_id = t.id",
+    },
   },
-});
-
-/** Traits. */
-export const traitTable = define({ table: "trait", label: "trait", resource: Trait });
-
-/** Items (no `traits` filter, as the reference has it). */
-export const itemTable = define({ table: "item", label: "item", resource: Item });
-
-/** Spells. */
-export const spellTable = define({
-  table: "spell",
-  label: "spell",
-  resource: Spell,
-  filters: traits,
-});
-
-/** Classes. */
-export const classTable = define({ table: "class", label: "class", resource: Class });
-
-/** Class archetypes, filterable by class. */
-export const classArchetypeTable = define({
-  table: "class_archetype",
-  label: "class archetype",
-  resource: ClassArchetype,
-  filters: { class_id: { column: "class_id", match: "equals", type: "bigint" } },
-});
-
-/** Ability blocks, filterable by type, traits and prerequisites. */
-export const abilityBlockTable = define({
-  table: "ability_block",
-  label: "ability block",
-  resource: AbilityBlock,
-  filters: {
-    ...traits,
-    type: { column: "type", match: "equals", type: "public.ability_block_type" },
-    prerequisites: { column: "prerequisites", match: "contains_all", type: "text[]" },
+  "trait": {},
+  // No `traits` filter on items, as the reference has it.
+  "item": {},
+  "spell": { filters: traits },
+  "class": {},
+  "class-archetype": {
+    filters: { class_id: { column: "class_id", match: "equals", type: "bigint" } },
   },
-});
+  "ability-block": {
+    filters: {
+      ...traits,
+      type: { column: "type", match: "equals", type: "public.ability_block_type" },
+      prerequisites: { column: "prerequisites", match: "contains_all", type: "text[]" },
+    },
+  },
+  "versatile-heritage": {
+    filters: { heritage_id: { column: "heritage_id", match: "equals", type: "bigint" } },
+  },
+  "language": {},
+  "ancestry": {},
+  "archetype": {},
+  "background": {},
+  "creature": {},
+  "hazard": {},
+};
 
-/** Versatile heritages, filterable by heritage. */
-export const versatileHeritageTable = define({
-  table: "versatile_heritage",
-  label: "versatile heritage",
-  resource: VersatileHeritage,
-  filters: { heritage_id: { column: "heritage_id", match: "equals", type: "bigint" } },
-});
+type Types = typeof contentTypes;
 
-/** Languages. */
-export const languageTable = define({ table: "language", label: "language", resource: Language });
-
-/** Ancestries. */
-export const ancestryTable = define({ table: "ancestry", label: "ancestry", resource: Ancestry });
-
-/** Archetypes. */
-export const archetypeTable = define({
-  table: "archetype",
-  label: "archetype",
-  resource: Archetype,
-});
-
-/** Backgrounds. */
-export const backgroundTable = define({
-  table: "background",
-  label: "background",
-  resource: Background,
-});
-
-/** Creatures. */
-export const creatureTable = define({ table: "creature", label: "creature", resource: Creature });
-
-/** Hazards. */
-export const hazardTable = define({ table: "hazard", label: "hazard", resource: Hazard });
+/** Every content type as find and save see it. */
+export const contentTables = Object.fromEntries(
+  (Object.keys(contentTypes) as ContentTypeName[]).map((name) => {
+    const { table, label, resource } = contentTypes[name];
+    const { sourceColumn = "content_source_id", filters = {}, computed } = serverSide[name];
+    const entry: ContentTable = {
+      table,
+      label,
+      resource,
+      sourceColumn,
+      filters,
+      ...(computed ? { computed } : {}),
+    };
+    return [name, entry];
+  }),
+) as { readonly [T in ContentTypeName]: ContentTable<Types[T]["resource"]> };

@@ -17,12 +17,6 @@ import {
 
 type AdvancedResult = z.input<typeof SearchDataAdvancedResult>;
 
-const AB = ["ability_block"];
-const ITEM = ["item"];
-const SPELL = ["spell"];
-const ALL = SEARCH_TABLES.map((t) => t.table);
-const DESCRIBED = ALL.filter((t) => t !== "creature" && t !== "hazard");
-
 type TextKey =
   | "name"
   | "description"
@@ -40,24 +34,27 @@ type TextKey =
   | "usage"
   | "craft_requirements";
 
-/** Text filters (contains-match syntax) and the tables that have the column of the same name. */
-const TEXT_FILTERS: Readonly<Record<TextKey, readonly string[]>> = {
-  name: ALL,
-  description: DESCRIBED,
-  cost: [...AB, ...SPELL],
-  trigger: [...AB, ...SPELL],
-  requirements: [...AB, ...SPELL],
-  frequency: AB,
-  access: AB,
-  special: AB,
-  range: SPELL,
-  area: SPELL,
-  targets: SPELL,
-  duration: SPELL,
-  defense: SPELL,
-  usage: ITEM,
-  craft_requirements: ITEM,
-};
+// A filter applies to the tables whose resource (in the content type registry) has its column;
+// the rest ignore it.
+
+/** Text filters (contains-match syntax), each on the column of the same name. */
+const TEXT_FILTERS: readonly TextKey[] = [
+  "name",
+  "description",
+  "cost",
+  "trigger",
+  "requirements",
+  "frequency",
+  "access",
+  "special",
+  "range",
+  "area",
+  "targets",
+  "duration",
+  "defense",
+  "usage",
+  "craft_requirements",
+];
 
 type EqualsKey =
   | "rarity"
@@ -70,40 +67,37 @@ type EqualsKey =
   | "bulk"
   | "hands";
 
-/** Filters the column must equal, with the column, its type and the tables that have it. */
+/**
+ * Filters the column must equal, with the column and its type; `table` when the column name alone
+ * does not say which tables it means.
+ */
 const EQUALS_FILTERS: Readonly<
-  Record<EqualsKey, { column: string; type: string; tables: readonly string[] }>
+  Record<EqualsKey, { column: string; type: string; table?: string }>
 > = {
-  rarity: { column: "rarity", type: "public.rarity", tables: ALL.filter((t) => t !== "trait") },
-  availability: {
-    column: "availability",
-    type: "public.availability",
-    tables: [...AB, ...ITEM, "language", ...SPELL],
-  },
-  size: { column: "size", type: "public.item_size", tables: ITEM },
-  group: { column: "group", type: "public.item_group", tables: ITEM },
-  actions: { column: "actions", type: "public.ability_block_actions", tables: AB },
-  ab_type: { column: "type", type: "public.ability_block_type", tables: AB },
-  cast: { column: "cast", type: "text", tables: SPELL },
-  bulk: { column: "bulk", type: "text", tables: ITEM },
-  hands: { column: "hands", type: "text", tables: ITEM },
+  rarity: { column: "rarity", type: "public.rarity" },
+  availability: { column: "availability", type: "public.availability" },
+  size: { column: "size", type: "public.item_size" },
+  group: { column: "group", type: "public.item_group" },
+  actions: { column: "actions", type: "public.ability_block_actions" },
+  ab_type: { column: "type", type: "public.ability_block_type", table: "ability_block" },
+  cast: { column: "cast", type: "text" },
+  bulk: { column: "bulk", type: "text" },
+  hands: { column: "hands", type: "text" },
 };
 
 type ArrayKey = "traits" | "prerequisites" | "traditions";
 
 /** Array filters: `@>` (the row has every value) or `&&` (the row has at least one). */
-const ARRAY_FILTERS: Readonly<
-  Record<ArrayKey, { operator: "@>" | "&&"; type: string; tables: readonly string[] }>
-> = {
-  traits: { operator: "@>", type: "bigint[]", tables: [...AB, ...ITEM, ...SPELL] },
-  prerequisites: { operator: "@>", type: "text[]", tables: AB },
-  traditions: { operator: "&&", type: "text[]", tables: SPELL },
+const ARRAY_FILTERS: Readonly<Record<ArrayKey, { operator: "@>" | "&&"; type: string }>> = {
+  traits: { operator: "@>", type: "bigint[]" },
+  prerequisites: { operator: "@>", type: "text[]" },
+  traditions: { operator: "&&", type: "text[]" },
 };
 
-/** Inclusive bounds: the column and the tables that have it. */
+/** Inclusive bounds on a column. */
 const RANGE_FILTERS = [
-  { min: "level_min", max: "level_max", column: "level", tables: [...AB, ...ITEM, "creature"] },
-  { min: "rank_min", max: "rank_max", column: "rank", tables: SPELL },
+  { min: "level_min", max: "level_max", column: "level" },
+  { min: "rank_min", max: "rank_max", column: "rank" },
 ] as const;
 
 // Spell kinds (section 9): focus = the Focus trait (found by name: ids differ between databases)
@@ -173,11 +167,11 @@ function conditionsFor(
   params: SqlParams,
   prefilter: boolean,
 ): string[] {
-  const applies = (tables: readonly string[]) => tables.includes(table.table);
+  const has = (column: string) => column in table.resource.shape;
   const where = [visibleSources(body.content_sources, params)("t")];
-  for (const [key, tables] of Object.entries(TEXT_FILTERS) as [TextKey, readonly string[]][]) {
+  for (const key of TEXT_FILTERS) {
     const value = body[key];
-    if (present(value) && applies(tables)) {
+    if (present(value) && has(key)) {
       where.push(...containsConditions(table, key, value, params, prefilter));
     }
   }
@@ -188,7 +182,8 @@ function conditionsFor(
     ][]
   ) {
     const value = body[key];
-    if (present(value) && applies(filter.tables)) {
+    const applies = has(filter.column) && (filter.table ?? table.table) === table.table;
+    if (present(value) && applies) {
       where.push(`t.${ident(filter.column)} = ${params.bind(value, filter.type)}`);
     }
   }
@@ -199,12 +194,12 @@ function conditionsFor(
     ][]
   ) {
     const value = body[key];
-    if (present(value) && value.length > 0 && applies(filter.tables)) {
+    if (present(value) && value.length > 0 && has(key)) {
       where.push(`t.${ident(key)} ${filter.operator} ${params.bind(value, filter.type)}`);
     }
   }
   for (const range of RANGE_FILTERS) {
-    if (!applies(range.tables)) continue;
+    if (!has(range.column)) continue;
     const min = body[range.min];
     const max = body[range.max];
     if (present(min)) where.push(`t.${ident(range.column)} >= ${params.bind(min, "int")}`);

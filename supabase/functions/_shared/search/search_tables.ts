@@ -1,21 +1,7 @@
 import type { z } from "zod";
-import {
-  AbilityBlock,
-  Ancestry,
-  Archetype,
-  Background,
-  Class,
-  ClassArchetype,
-  Creature,
-  Hazard,
-  Item,
-  Language,
-  Spell,
-  Trait,
-  VersatileHeritage,
-} from "@shared/content.ts";
-import type { ContentType } from "@shared/enums.ts";
-import type { SearchBucket } from "@shared/search.ts";
+import { CONTENT_TYPE_NAMES, contentTypes } from "@shared/content_types.ts";
+import { ContentType } from "@shared/enums.ts";
+import { SEARCH_BUCKETS, type SearchBucket, simpleRowOf } from "@shared/search.ts";
 
 /** One content table as search sees it. */
 export interface SearchTable {
@@ -32,115 +18,22 @@ export interface SearchTable {
   order: "rank" | "level" | null;
 }
 
-const base = ["id", "name", "description"] as const;
-
-/** Every content table search reads, in the interface's bucket order. */
-export const SEARCH_TABLES: readonly SearchTable[] = [
-  {
-    bucket: "ability_blocks",
-    table: "ability_block",
-    type: "ability-block",
-    summary: [...base, "level", "type", "traits", "content_source_id"],
-    resource: AbilityBlock,
-    order: "level",
-  },
-  {
-    bucket: "ancestries",
-    table: "ancestry",
-    type: "ancestry",
-    summary: [...base, "content_source_id"],
-    resource: Ancestry,
-    order: null,
-  },
-  {
-    bucket: "archetypes",
-    table: "archetype",
-    type: "archetype",
-    summary: [...base, "content_source_id"],
-    resource: Archetype,
-    order: null,
-  },
-  {
-    bucket: "backgrounds",
-    table: "background",
-    type: "background",
-    summary: [...base, "content_source_id"],
-    resource: Background,
-    order: null,
-  },
-  {
-    bucket: "classes",
-    table: "class",
-    type: "class",
-    summary: [...base, "content_source_id"],
-    resource: Class,
-    order: null,
-  },
-  {
-    bucket: "creatures",
-    table: "creature",
-    type: "creature",
-    summary: ["id", "name", "level", "type", "content_source_id"],
-    resource: Creature,
-    order: "level",
-  },
-  {
-    bucket: "hazards",
-    table: "hazard",
-    type: null,
-    summary: ["id", "name", "level", "type", "content_source_id"],
-    resource: Hazard,
-    order: "level",
-  },
-  {
-    bucket: "items",
-    table: "item",
-    type: "item",
-    summary: [...base, "level", "traits", "group", "hands", "content_source_id"],
-    resource: Item,
-    order: "level",
-  },
-  {
-    bucket: "languages",
-    table: "language",
-    type: "language",
-    summary: [...base, "content_source_id"],
-    resource: Language,
-    order: null,
-  },
-  {
-    bucket: "spells",
-    table: "spell",
-    type: "spell",
-    summary: [...base, "rank", "traits", "traditions", "content_source_id"],
-    resource: Spell,
-    order: "rank",
-  },
-  {
-    bucket: "traits",
-    table: "trait",
-    type: "trait",
-    summary: [...base, "content_source_id"],
-    resource: Trait,
-    order: null,
-  },
-  {
-    bucket: "versatile_heritages",
-    table: "versatile_heritage",
-    type: "versatile-heritage",
-    summary: [...base, "content_source_id"],
-    resource: VersatileHeritage,
-    order: null,
-  },
-  {
-    bucket: "class_archetypes",
-    table: "class_archetype",
-    type: "class-archetype",
-    summary: [...base, "content_source_id"],
-    resource: ClassArchetype,
-    order: null,
-  },
-];
+/** Every content table search reads, in the interface's bucket order, from the type registry. */
+export const SEARCH_TABLES: readonly SearchTable[] = SEARCH_BUCKETS.map((bucket) => {
+  const name = CONTENT_TYPE_NAMES.find((n) => contentTypes[n].searchBucket === bucket);
+  if (name === undefined) throw new Error(`No content type has the search bucket ${bucket}`);
+  const { table, resource } = contentTypes[name];
+  const columns = Object.keys(resource.shape);
+  const advancedType = ContentType.safeParse(name);
+  return {
+    bucket,
+    table,
+    type: advancedType.success ? advancedType.data : null,
+    summary: Object.keys(simpleRowOf(bucket).shape),
+    resource,
+    order: columns.includes("rank") ? "rank" : columns.includes("level") ? "level" : null,
+  };
+});
 
 /** Quotes an identifier taken from the definitions above (never from a request). */
 export function ident(name: string): string {
@@ -172,6 +65,5 @@ export function visibleSources(
     return (alias) => `${alias}.content_source_id = any(${listed})`;
   }
   return (alias) =>
-    `${alias}.content_source_id in (select s.id from public.content_source s
-      where s.user_id is null and s.is_published)`;
+    `${alias}.content_source_id in (select o.id from private.official_source_ids() o(id))`;
 }

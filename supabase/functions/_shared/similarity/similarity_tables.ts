@@ -1,4 +1,5 @@
-import type { SimilarityType } from "@shared/similarity.ts";
+import { contentTypes } from "@shared/content_types.ts";
+import { SimilarityType } from "@shared/similarity.ts";
 
 /** Metadata columns a `where` filter may name besides `_type`, `id` and `content_source_id`. */
 export type FilterColumn = "rarity" | "level" | "rank";
@@ -11,23 +12,22 @@ export interface SimilarityTable {
   columns: ReadonlySet<FilterColumn>;
 }
 
-function entry(table: string, columns: FilterColumn[]): SimilarityTable {
-  return { table, columns: new Set(columns) };
-}
+const FILTER_COLUMNS: readonly FilterColumn[] = ["rarity", "level", "rank"];
 
-/** Every searchable content type and its table. Table names are fixed here, never taken from input. */
-export const similarityTables: Readonly<Record<SimilarityType, SimilarityTable>> = {
-  "trait": entry("trait", []),
-  "item": entry("item", ["rarity", "level"]),
-  "spell": entry("spell", ["rarity", "rank"]),
-  "class": entry("class", ["rarity"]),
-  "archetype": entry("archetype", ["rarity"]),
-  "versatile-heritage": entry("versatile_heritage", ["rarity"]),
-  "class-archetype": entry("class_archetype", ["rarity"]),
-  "ability-block": entry("ability_block", ["rarity", "level"]),
-  "creature": entry("creature", ["rarity", "level"]),
-  "hazard": entry("hazard", ["rarity", "level"]),
-  "ancestry": entry("ancestry", ["rarity"]),
-  "background": entry("background", ["rarity"]),
-  "language": entry("language", ["rarity"]),
-};
+/**
+ * Every searchable content type and its table, from the type registry: a filter column is there
+ * when the type's resource has it. Table names are fixed there, never taken from input.
+ */
+export const similarityTables: Readonly<Record<SimilarityType, SimilarityTable>> =
+  bySimilarityType();
+
+function bySimilarityType(): Record<SimilarityType, SimilarityTable> {
+  const tables: Partial<Record<SimilarityType, SimilarityTable>> = {};
+  for (const type of SimilarityType.options) {
+    const { table, resource } = contentTypes[type];
+    const columns = FILTER_COLUMNS.filter((column) => column in resource.shape);
+    tables[type] = { table, columns: new Set(columns) };
+  }
+  // The loop filled every option of SimilarityType.
+  return tables as Record<SimilarityType, SimilarityTable>;
+}

@@ -1,0 +1,32 @@
+import type { z } from "zod";
+import { type ContentTypeName, contentTypes } from "@shared/content_types.ts";
+import type { ContractOf } from "@shared/contract.ts";
+import { endpoint, type EndpointHandler } from "../endpoint.ts";
+import { oneOrMany } from "../one_or_many.ts";
+import { findContent } from "./find_content.ts";
+import { saveContent } from "./save_content.ts";
+import { type ContentTable, contentTables } from "./tables.ts";
+
+// Over every type at once the compiler cannot pair a table's rows with its own endpoint's result;
+// the rows are the registry resource's columns, and the pipeline checks them against the result.
+type FoundRows = z.input<ContractOf<`find-${ContentTypeName}`>["result"]>;
+type SavedRow = z.input<ContractOf<`create-${ContentTypeName}`>["result"]>;
+
+/** `find-<type>`: the records of one content type the caller may read. */
+export function findContentEndpoint(type: ContentTypeName): EndpointHandler {
+  const table: ContentTable = contentTables[type];
+  return endpoint(`find-${type}`, {
+    run: async ({ body, tx }) =>
+      oneOrMany(body.id, await findContent(tx, table, body)) as FoundRows,
+  });
+}
+
+/** `create-<type>`: inserts a record of one content type, or updates the one named by id. */
+export function createContentEndpoint(type: ContentTypeName): EndpointHandler {
+  const table: ContentTable = contentTables[type];
+  const entry = contentTypes[type];
+  const insertId = "insertId" in entry ? entry.insertId : undefined;
+  return endpoint(`create-${type}`, {
+    run: async ({ body, tx }) => await saveContent(tx, table, body, insertId) as SavedRow,
+  });
+}
