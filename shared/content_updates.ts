@@ -91,28 +91,55 @@ const PROPOSAL_FIELDS: Record<ContentType, z.ZodType> = {
   "content-source": SaveContentSourceBody,
 };
 
-/** Body of create-content-update: `ref_id` is required to update or delete a record. */
+// Keys of a fetched record that a proposal never writes: the web client sends the whole record
+// (with `id: -1` for a new one); the proposal's own `ref_id` and `content_source_id` decide.
+const RECORD_KEYS = ["id", "created_at", "updated_at", "user_id", "content_source_id"];
+
+/**
+ * Body of create-content-update: `ref_id` is required to update or delete a record. `data` may be
+ * the whole record as fetched or edited: its ids, timestamps and owner are dropped, and its values
+ * are read as the type's create-or-update body reads them (`null` for a required field or `-1` for
+ * a linked id meaning "not given").
+ */
 export const CreateContentUpdateBody = z.object({
   type: ContentType,
   action: ContentUpdateAction,
   data: JsonObject,
   content_source_id: Id,
   ref_id: Id.optional(),
-}).superRefine((body, ctx) => {
+}).transform((body, ctx) => {
   if (body.action !== "CREATE" && body.ref_id === undefined) {
-    ctx.addIssue({
+    ctx.issues.push({
       code: "custom",
       path: ["ref_id"],
       input: undefined,
       message: `ref_id is required to ${body.action.toLowerCase()} a record`,
     });
   }
-  const checked = PROPOSAL_FIELDS[body.type].safeParse(body.data);
+  const proposed = Object.fromEntries(
+    Object.entries(body.data).filter(([key]) => !RECORD_KEYS.includes(key)),
+  );
+  const checked = PROPOSAL_FIELDS[body.type].safeParse(proposed);
+  let unknownKeys = false;
   for (const issue of checked.error?.issues ?? []) {
     // Which fields a proposal may carry at all is the database's rule (it names the field).
-    if (issue.code === "unrecognized_keys") continue;
-    ctx.addIssue({ code: "custom", path: ["data", ...issue.path], message: issue.message });
+    if (issue.code === "unrecognized_keys") {
+      unknownKeys = true;
+      continue;
+    }
+    ctx.issues.push({
+      code: "custom",
+      path: ["data", ...issue.path],
+      input: undefined,
+      message: issue.message,
+    });
   }
+  const data = checked.success
+    ? JSON.parse(JSON.stringify(checked.data)) as Record<string, unknown>
+    : unknownKeys
+    ? proposed
+    : body.data;
+  return { ...body, data };
 });
 export type CreateContentUpdateBody = z.infer<typeof CreateContentUpdateBody>;
 
