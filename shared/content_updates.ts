@@ -92,12 +92,25 @@ const PROPOSAL_FIELDS: Record<ContentType, z.ZodType> = {
 };
 
 // Keys of a fetched record that a proposal never writes: the web client sends the whole record
-// (with `id: -1` for a new one); the proposal's own `ref_id` and `content_source_id` decide.
-const RECORD_KEYS = ["id", "created_at", "updated_at", "user_id", "content_source_id"];
+// (with `id: -1` for a new one). Its timestamps and owner are dropped; its `id` and
+// `content_source_id` too while they repeat the proposal's (another value is refused by name).
+const SERVER_KEYS = ["created_at", "updated_at", "user_id"];
+
+/** Whether a key of a proposal's record only repeats what the proposal itself says. */
+function repeatsProposal(
+  key: string,
+  value: unknown,
+  body: { ref_id?: number | undefined; content_source_id: number },
+): boolean {
+  if (SERVER_KEYS.includes(key)) return true;
+  const id = typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : value;
+  if (key === "id") return id === body.ref_id || id === -1 || id === 0 || id === null;
+  return key === "content_source_id" && id === body.content_source_id;
+}
 
 /**
  * Body of create-content-update: `ref_id` is required to update or delete a record. `data` may be
- * the whole record as fetched or edited: its ids, timestamps and owner are dropped, and its values
+ * the whole record as fetched or edited: its timestamps, owner and repeated ids are dropped, and its values
  * are read as the type's create-or-update body reads them (`null` for a required field or `-1` for
  * a linked id meaning "not given").
  */
@@ -117,9 +130,9 @@ export const CreateContentUpdateBody = z.object({
     });
   }
   const proposed = Object.fromEntries(
-    Object.entries(body.data).filter(([key]) => !RECORD_KEYS.includes(key)),
+    Object.entries(body.data).filter(([key, value]) => !repeatsProposal(key, value, body)),
   );
-  const checked = PROPOSAL_FIELDS[body.type].safeParse(proposed);
+  const checked = PROPOSAL_FIELDS[body.type].safeParse(proposed, { reportInput: true });
   let unknownKeys = false;
   for (const issue of checked.error?.issues ?? []) {
     // Which fields a proposal may carry at all is the database's rule (it names the field).
@@ -130,7 +143,7 @@ export const CreateContentUpdateBody = z.object({
     ctx.issues.push({
       code: "custom",
       path: ["data", ...issue.path],
-      input: undefined,
+      input: issue.input,
       message: issue.message,
     });
   }
