@@ -24,7 +24,12 @@ export const SaveId = z.preprocess(
     const id = integerStringAsNumber(value);
     return id === -1 || id === 0 || id === null ? undefined : id;
   },
-  Id.optional(),
+  z.int({
+    error: (issue) =>
+      issue.code === "invalid_type"
+        ? `expected number or -1, received ${typeof issue.input}`
+        : undefined,
+  }).positive().max(2 ** 53 - 1).optional(),
 ).optional() as unknown as z.ZodOptional<z.ZodType<number, number | null>>;
 
 /** A reference to another row that may be unset: `null`, or `-1` as the web client writes "none". */

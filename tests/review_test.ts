@@ -9,7 +9,7 @@ test("a wrong id type names what find endpoints accept: an id or an array of ids
   const user = await makeUser();
   const token = user.access_token;
   equal(
-    failMessage(await call("find-spell", { id: "7" }, { token })),
+    failMessage(await call("find-spell", { id: "seven" }, { token })),
     "Invalid value for id: expected number or array, received string",
   );
   equal(
