@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Id, IdFilter, JsonObject, Timestamp, UserId } from "./common.ts";
+import { Id, IdFilter, JsonObject, SaveId, Timestamp, UserId } from "./common.ts";
 import { EnabledContentSources } from "./characters.ts";
 
 // A campaign and the bodies of create-campaign, find-campaign, reset-campaign-key and
@@ -40,7 +40,7 @@ export type Campaign = z.infer<typeof Campaign>;
  * Body of create-campaign: a new campaign (`name` required; the server makes the join key), or
  * with `id` a partial update of one the caller owns. Other keys are ignored.
  */
-export const CreateCampaignBody = z.object(writable).partial().extend({ id: Id.optional() }).meta({
+export const CreateCampaignBody = z.object(writable).partial().extend({ id: SaveId }).meta({
   id: "CreateCampaignBody",
 });
 export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;

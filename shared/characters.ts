@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Id, IdFilter, JsonObject, Timestamp, UserId } from "./common.ts";
+import { Id, IdFilter, JsonObject, optionalInput, SaveId, Timestamp, UserId } from "./common.ts";
 
 // A character and the bodies of create-character, find-character and update-character. The
 // free-form objects are the client's business; only their top-level kind is checked here.
@@ -62,16 +62,24 @@ export const Character = z.object({
 }).meta({ id: "Character" });
 export type Character = z.infer<typeof Character>;
 
-/** The writable fields of a character, every one optional (a partial write). */
-export const CharacterPatch = z.object(writable).partial();
+/**
+ * The writable fields of a character, every one optional (a partial write); `null` for a field
+ * that cannot be null (an exported character's `notes` or `roll_history`) means "not given".
+ */
+export const CharacterPatch = z.object(
+  Object.fromEntries(
+    Object.entries(writable).map(([key, schema]) => [key, optionalInput(schema)]),
+  ) as { [K in keyof typeof writable]: z.ZodOptional<(typeof writable)[K]> },
+);
 export type CharacterPatch = z.infer<typeof CharacterPatch>;
 
 /**
  * Body of create-character: a new character (fields left out get defaults: level 1, 15 gp, the
- * official published content sources), or with `id` a partial update of an existing one. Other
+ * official published content sources), or with `id` a partial update of an existing one (`id`
+ * -1 or 0 also means new). Other
  * keys, such as `created_at` sent back from a fetched character, are ignored.
  */
-export const CreateCharacterBody = CharacterPatch.extend({ id: Id.optional() }).meta({
+export const CreateCharacterBody = CharacterPatch.extend({ id: SaveId }).meta({
   id: "CreateCharacterBody",
 });
 export type CreateCharacterBody = z.infer<typeof CreateCharacterBody>;

@@ -56,31 +56,71 @@ export const ContentUpdate = z.object({
 }).meta({ id: "ContentUpdate" });
 export type ContentUpdate = z.infer<typeof ContentUpdate>;
 
-/** Body of create-content-update: `ref_id` is required to update or delete a record. */
+// Keys of a fetched record that a proposal never writes: the web client sends the whole record
+// (with `id: -1` for a new one). Its timestamps and owner are dropped; its `id` and
+// `content_source_id` too while they repeat the proposal's (another value is refused by name).
+const SERVER_KEYS = ["created_at", "updated_at", "user_id"];
+
+/** Whether a key of a proposal's record only repeats what the proposal itself says. */
+function repeatsProposal(
+  key: string,
+  value: unknown,
+  body: { ref_id?: number | undefined; content_source_id: number },
+): boolean {
+  if (SERVER_KEYS.includes(key)) return true;
+  const id = typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : value;
+  if (key === "id") return id === body.ref_id || id === -1 || id === 0 || id === null;
+  return key === "content_source_id" && id === body.content_source_id;
+}
+
+/**
+ * Body of create-content-update: `ref_id` is required to update or delete a record. `data` may be
+ * the whole record as fetched or edited: its timestamps, owner and repeated ids are dropped, and its values
+ * are read as the type's create-or-update body reads them (`null` for a required field or `-1` for
+ * a linked id meaning "not given").
+ */
 export const CreateContentUpdateBody = z.object({
   type: ContentType,
   action: ContentUpdateAction,
   data: JsonObject,
   content_source_id: Id,
   ref_id: Id.optional(),
-}).superRefine((body, ctx) => {
+}).transform((body, ctx) => {
   if (body.action !== "CREATE" && body.ref_id === undefined) {
-    ctx.addIssue({
+    ctx.issues.push({
       code: "custom",
       path: ["ref_id"],
       input: undefined,
       message: `ref_id is required to ${body.action.toLowerCase()} a record`,
     });
   }
+  const proposed = Object.fromEntries(
+    Object.entries(body.data).filter(([key, value]) => !repeatsProposal(key, value, body)),
+  );
   // A proposal's `data` holds the values the same fields take in the type's create body, so a
   // value that could never apply (a spell of rank 99, a null name) is refused when proposed,
   // naming the field, rather than failing later at approval.
-  const checked = contentTypes[body.type].save.safeParse(body.data);
+  const checked = contentTypes[body.type].save.safeParse(proposed, { reportInput: true });
+  let unknownKeys = false;
   for (const issue of checked.error?.issues ?? []) {
     // Which fields a proposal may carry at all is the database's rule (it names the field).
-    if (issue.code === "unrecognized_keys") continue;
-    ctx.addIssue({ code: "custom", path: ["data", ...issue.path], message: issue.message });
+    if (issue.code === "unrecognized_keys") {
+      unknownKeys = true;
+      continue;
+    }
+    ctx.issues.push({
+      code: "custom",
+      path: ["data", ...issue.path],
+      input: issue.input,
+      message: issue.message,
+    });
   }
+  const data = checked.success
+    ? JSON.parse(JSON.stringify(checked.data)) as Record<string, unknown>
+    : unknownKeys
+    ? proposed
+    : body.data;
+  return { ...body, data };
 });
 export type CreateContentUpdateBody = z.infer<typeof CreateContentUpdateBody>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Id, IdFilter, JsonObject, Timestamp, UserId } from "./common.ts";
+import { Id, IdFilter, JsonObject, SaveId, Timestamp, UserId } from "./common.ts";
 
 // An encounter (a GM's combat tracker) and the bodies of create-encounter and find-encounter.
 
@@ -23,7 +23,8 @@ export const Combatants = z.looseObject({ list: z.array(Combatant).max(1_000) })
 /** An encounter's notes for the GM. */
 export const EncounterMetaData = z.looseObject({
   description: z.string().optional(),
-  party_level: z.int32().optional(),
+  /** The mean of the players' levels: may be fractional. */
+  party_level: z.number().min(-1_000).max(1_000).optional(),
   party_size: z.int32().optional(),
 }).meta({ id: "EncounterMetaData" });
 
@@ -62,9 +63,9 @@ export type Encounter = z.infer<typeof Encounter>;
  * Body of create-encounter: without `id` (or with -1) a new encounter, which needs `name`, `icon`,
  * `color`, `combatants` and `meta_data`; with `id` a partial update of one the caller owns.
  */
-export const CreateEncounterBody = z.object(writable).partial().extend({
-  id: z.union([Id, z.literal(-1)]).optional(),
-}).meta({ id: "CreateEncounterBody" });
+export const CreateEncounterBody = z.object(writable).partial().extend({ id: SaveId }).meta({
+  id: "CreateEncounterBody",
+});
 export type CreateEncounterBody = z.infer<typeof CreateEncounterBody>;
 
 /** Body of find-encounter: filters ANDed, unknown keys refused; only own encounters are found. */

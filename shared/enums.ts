@@ -94,3 +94,19 @@ export type FeatureAdjustmentType = z.infer<typeof FeatureAdjustmentType>;
 /** A creature's stat adjustment. */
 export const CreatureAdjustment = z.enum(["ELITE", "WEAK"]).meta({ id: "CreatureAdjustment" });
 export type CreatureAdjustment = z.infer<typeof CreatureAdjustment>;
+
+/**
+ * The shelves the web client lists books under (a content source's `group`); its book pickers
+ * show official sources only under these. Homebrew sources may leave `group` empty.
+ */
+export const ContentSourceGroup = z.enum([
+  "pathfinder-core",
+  "starfinder-core",
+  "adventure-path",
+  "standalone-adventure",
+  "lost-omens",
+  "legacy",
+  "playtest",
+  "misc",
+]).meta({ id: "ContentSourceGroup" });
+export type ContentSourceGroup = z.infer<typeof ContentSourceGroup>;

@@ -96,7 +96,15 @@ export const SearchDataBody = z.strictObject({
   level_max: Bound,
   rank_min: Bound,
   rank_max: Bound,
-}).superRefine((body, ctx) => {
+  /** The admin tools' exact level: read as `level_min` and `level_max` both equal to it. */
+  level: Bound,
+  /** The web client filters on prerequisites itself: accepted and ignored. */
+  meets_prerequisites: z.union([z.string().max(50), z.boolean()]).nullish(),
+}).transform(({ level, meets_prerequisites: _ignored, ...body }) =>
+  level === null || level === undefined
+    ? body
+    : { ...body, level_min: body.level_min ?? level, level_max: body.level_max ?? level }
+).superRefine((body, ctx) => {
   for (const [low, high] of [["level_min", "level_max"], ["rank_min", "rank_max"]] as const) {
     const min = body[low];
     const max = body[high];

@@ -2,12 +2,15 @@
 -- this project.
 
 -- Content: a small official published source with a few records of every type (ids 1..), and an
--- unpublished official source (id 2) whose rows must stay hidden from everyone but admins.
+-- unpublished official source (id 2) whose rows must stay hidden from everyone but admins. Their
+-- `group` values are the web client's shelves (docs/content.md). Every class, ancestry, archetype
+-- and versatile heritage names its own trait, as the database would make one otherwise.
 insert into public.content_source (id, name, description, is_published, url, "group", meta_data)
 overriding system value values
   (1, 'Wayfarer''s Primer', 'A pocket sampler of invented rules content for trying the service.',
-    true, 'https://example.test/primer', 'core', '{"source": {"book": "Wayfarer''s Primer"}}'),
-  (2, 'Unreleased Almanac', 'Draft material that is not published yet.', false, null, 'core', '{}');
+    true, 'https://example.test/primer', 'pathfinder-core', '{"source": {"book": "Wayfarer''s Primer"}}'),
+  (2, 'Unreleased Almanac', 'Draft material that is not published yet.', false, null, 'playtest',
+    '{}');
 
 insert into public.trait (id, content_source_id, name, description, meta_data)
 overriding system value values
@@ -18,7 +21,14 @@ overriding system value values
   (5, 1, 'Lanternbearer', 'Abilities of the Lanternbearer class.', '{"class_trait": true}'),
   (6, 1, 'Cartographer', 'Abilities of the Cartographer archetype.', '{"archetype_trait": true}'),
   (7, 1, 'Mossborn', 'Those of the Mossborn lineage.', '{"versatile_heritage_trait": true}'),
-  (8, 2, 'Sealed Sigil', 'A draft trait nobody should see yet.', '{}');
+  (8, 2, 'Sealed Sigil', 'A draft trait nobody should see yet.', '{}'),
+  (9, 2, 'Draft Class', 'This indicates content from the draft class class.', '{"class_trait": true}'),
+  (10, 2, 'Draft Ancestry', 'This indicates content from the draft ancestry ancestry.',
+    '{"ancestry_trait": true}'),
+  (11, 2, 'Draft Archetype Archetype', 'This indicates content from the draft archetype archetype.',
+    '{"archetype_trait": true}'),
+  (12, 2, 'Draft Heritage', 'This indicates content from the draft heritage versatile heritage.',
+    '{"versatile_heritage_trait": true}');
 
 insert into public.item
   (id, content_source_id, name, level, rarity, description, "group", price, bulk, traits, hands,
@@ -74,17 +84,17 @@ overriding system value values
 insert into public.class (id, content_source_id, name, description, skill_training_base, trait_id)
 overriding system value values
   (1, 1, 'Lanternbearer', 'Wanderers who guide others through the dark with a kept flame.', 3, 5),
-  (2, 2, 'Draft Class', 'An idea for a class.', 2, null);
+  (2, 2, 'Draft Class', 'An idea for a class.', 2, 9);
 
 insert into public.ancestry (id, content_source_id, name, description, trait_id)
 overriding system value values
   (1, 1, 'Hearthkin', 'Small, warm-blooded folk who gather around shared fires.', 4),
-  (2, 2, 'Draft Ancestry', 'Not written yet.', null);
+  (2, 2, 'Draft Ancestry', 'Not written yet.', 10);
 
 insert into public.archetype (id, content_source_id, name, description, trait_id, dedication_feat_id)
 overriding system value values
   (1, 1, 'Cartographer', 'Travellers who chart the roads and wilds they cross.', 6, 2),
-  (2, 2, 'Draft Archetype', 'Not written yet.', null, null);
+  (2, 2, 'Draft Archetype', 'Not written yet.', 11, null);
 
 insert into public.class_archetype
   (id, content_source_id, class_id, archetype_id, name, description, feature_adjustments)
@@ -96,7 +106,7 @@ overriding system value values
 insert into public.versatile_heritage (id, content_source_id, name, description, trait_id, heritage_id)
 overriding system value values
   (1, 1, 'Mossborn', 'A lineage touched by old forests, open to any ancestry.', 7, 3),
-  (2, 2, 'Draft Heritage', 'Not written yet.', null, null);
+  (2, 2, 'Draft Heritage', 'Not written yet.', 12, null);
 
 insert into public.language (id, content_source_id, name, description, speakers, script, rarity)
 overriding system value values

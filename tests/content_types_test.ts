@@ -77,10 +77,11 @@ const CASES: TypeCase[] = [
   {
     slug: "versatile-heritage",
     label: "Versatile heritage",
-    sample: { heritage_id: 3 },
+    sample: { trait_id: 7 },
     edit: { description: "Changed." },
     defaults: { rarity: "COMMON" },
-    nullable: ["trait_id", 7],
+    // Not trait_id: an edit with trait_id null keeps the linked trait (docs/content.md).
+    nullable: ["heritage_id", 3],
   },
   {
     slug: "language",

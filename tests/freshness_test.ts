@@ -78,7 +78,7 @@ test("get-content-versions refuses a missing, empty, oversized or non-integer id
       /^Invalid value for ids: ids takes at most 500/,
     ],
     [{ ids: [1.5] }, /^Invalid value for ids\.0/],
-    [{ ids: ["1"] }, /^Invalid value for ids\.0/],
+    [{ ids: ["one"] }, /^Invalid value for ids\.0/],
   ];
   for (const [body, expected] of cases) {
     match(

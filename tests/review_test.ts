@@ -9,7 +9,7 @@ test("a wrong id type names what find endpoints accept: an id or an array of ids
   const user = await makeUser();
   const token = user.access_token;
   equal(
-    failMessage(await call("find-spell", { id: "7" }, { token })),
+    failMessage(await call("find-spell", { id: "seven" }, { token })),
     "Invalid value for id: expected number or array, received string",
   );
   equal(
@@ -76,7 +76,9 @@ test("create-content-update refuses values the record could never take, naming t
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ rank: 99 }, /^Invalid value for data\.rank: too big/],
     [{ rank: "high" }, /^Invalid value for data\.rank: /],
-    [{ name: null }, /^Invalid value for data\.name: /],
+    [{ name: "  " }, /^Invalid value for data\.name: /],
+    // null means "not given" (the web client's blank field), which leaves nothing to change.
+    [{ name: null }, /^Invalid value for data: an update must change at least one field/],
     [{ rarity: "LEGENDARY" }, /^Invalid value for data\.rarity: .*COMMON/],
     [{ traits: "fire" }, /^Invalid value for data\.traits: /],
   ];

@@ -230,10 +230,20 @@ async function buildFixture(): Promise<Fixture> {
   });
   ids.wyrm = await insert("creature", { ...src, name: "Frost Wyrm", level: 12 });
   ids.trap = await insert("hazard", { ...src, name: "Fire Trap", level: 2 });
-  ids.warden = await insert("class", { ...src, name: "Fire Warden", description: "Keeps flame." });
-  ids.emberkin = await insert("ancestry", { ...src, name: "Emberkin", description: "Fire folk." });
+  // Records that carry a trait of their own name a given one, so no trait joins the fixture's.
+  const linked = { ...src, trait_id: ids.fighterTrait };
+  ids.warden = await insert("class", {
+    ...linked,
+    name: "Fire Warden",
+    description: "Keeps flame.",
+  });
+  ids.emberkin = await insert("ancestry", {
+    ...linked,
+    name: "Emberkin",
+    description: "Fire folk.",
+  });
   ids.firebrand = await insert("archetype", {
-    ...src,
+    ...linked,
     name: "Firebrand Archer",
     description: "Arrows of fire.",
   });
@@ -244,7 +254,7 @@ async function buildFixture(): Promise<Fixture> {
   });
   ids.ignan = await insert("language", { ...src, name: "Ignan", description: "Tongue of fire." });
   ids.ifrit = await insert("versatile_heritage", {
-    ...src,
+    ...linked,
     name: "Ifrit",
     description: "Touched by elemental fire.",
   });

@@ -3,6 +3,7 @@ import { Id } from "../common.ts";
 import { AbilityBlockActions, AbilityBlockType, Availability, Rarity } from "../enums.ts";
 import {
   contentSchemas,
+  Deprecated,
   findBase,
   IdList,
   Int,
@@ -39,6 +40,7 @@ export const {
   access: ShortText.nullable(),
   special: Text.nullable(),
   traits: IdList,
+  deprecated: Deprecated,
   meta_data: MetaData,
 });
 export type AbilityBlock = z.infer<typeof AbilityBlock>;

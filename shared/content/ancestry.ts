@@ -1,7 +1,16 @@
 import { z } from "zod";
-import { Id } from "../common.ts";
+import { Id, OptionalRef } from "../common.ts";
 import { Rarity } from "../enums.ts";
-import { contentSchemas, findBase, MetaData, Name, Operations, ShortText, Text } from "./fields.ts";
+import {
+  contentSchemas,
+  Deprecated,
+  findBase,
+  MetaData,
+  Name,
+  Operations,
+  ShortText,
+  Text,
+} from "./fields.ts";
 
 /** An ancestry. */
 export const { Resource: Ancestry, Save: SaveAncestryBody, Result: FindAncestryResult } =
@@ -11,8 +20,9 @@ export const { Resource: Ancestry, Save: SaveAncestryBody, Result: FindAncestryR
     description: Text,
     content_source_id: Id,
     version: ShortText.nullable(),
-    trait_id: Id.nullable(),
+    trait_id: OptionalRef,
     artwork_url: ShortText.nullable(),
+    deprecated: Deprecated,
     meta_data: MetaData,
     operations: Operations.nullable(),
   });

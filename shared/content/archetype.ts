@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { Id } from "../common.ts";
+import { Id, OptionalRef } from "../common.ts";
 import { Rarity } from "../enums.ts";
-import { contentSchemas, findBase, MetaData, Name, ShortText, Text } from "./fields.ts";
+import { contentSchemas, Deprecated, findBase, MetaData, Name, ShortText, Text } from "./fields.ts";
 
 /** An archetype; `dedication_feat_id` is its dedication feat (an ability block). */
 export const { Resource: Archetype, Save: SaveArchetypeBody, Result: FindArchetypeResult } =
@@ -11,12 +11,13 @@ export const { Resource: Archetype, Save: SaveArchetypeBody, Result: FindArchety
     description: Text,
     content_source_id: Id,
     version: ShortText.nullable(),
-    trait_id: Id.nullable(),
+    trait_id: OptionalRef,
     artwork_url: ShortText.nullable(),
+    deprecated: Deprecated,
     meta_data: MetaData,
     dedication_feat_id: Id.nullable(),
   });
 export type Archetype = z.infer<typeof Archetype>;
 
-/** Body of find-archetype. */
-export const FindArchetypeBody = z.strictObject(findBase);
+/** Body of find-archetype; `dedication_feat_id` finds the archetype of a dedication feat. */
+export const FindArchetypeBody = z.strictObject({ ...findBase, dedication_feat_id: Id.optional() });

@@ -1,7 +1,16 @@
 import { z } from "zod";
 import { Id } from "../common.ts";
 import { Rarity } from "../enums.ts";
-import { contentSchemas, findBase, MetaData, Name, Operations, ShortText, Text } from "./fields.ts";
+import {
+  contentSchemas,
+  Deprecated,
+  findBase,
+  MetaData,
+  Name,
+  Operations,
+  ShortText,
+  Text,
+} from "./fields.ts";
 
 /** A background. */
 export const { Resource: Background, Save: SaveBackgroundBody, Result: FindBackgroundResult } =
@@ -12,6 +21,8 @@ export const { Resource: Background, Save: SaveBackgroundBody, Result: FindBackg
     operations: Operations.nullable(),
     content_source_id: Id,
     version: ShortText.nullable(),
+    artwork_url: ShortText.nullable(),
+    deprecated: Deprecated,
     meta_data: MetaData,
   });
 export type Background = z.infer<typeof Background>;

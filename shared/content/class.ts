@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { Id } from "../common.ts";
+import { Id, OptionalRef } from "../common.ts";
 import { Rarity } from "../enums.ts";
 import {
   contentSchemas,
+  Deprecated,
   findBase,
   Int,
   MetaData,
@@ -23,8 +24,9 @@ export const { Resource: Class, Save: SaveClassBody, Result: FindClassResult } =
     version: ShortText.nullable(),
     operations: Operations.nullable(),
     skill_training_base: Int.nullable(),
-    trait_id: Id.nullable(),
+    trait_id: OptionalRef,
     artwork_url: ShortText.nullable(),
+    deprecated: Deprecated,
     meta_data: MetaData,
   },
 );

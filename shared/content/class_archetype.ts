@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Id, JsonObject } from "../common.ts";
+import { Id, JsonObject, OptionalRef } from "../common.ts";
 import { FeatureAdjustmentType, Rarity } from "../enums.ts";
 import {
   contentSchemas,
@@ -27,7 +27,7 @@ export const {
   Result: FindClassArchetypeResult,
 } = contentSchemas("ClassArchetype", {
   class_id: Id.nullable(),
-  archetype_id: Id.nullable(),
+  archetype_id: OptionalRef,
   content_source_id: Id,
   name: Name,
   description: Text,

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Id, IdFilter, JsonObject, Timestamp } from "../common.ts";
+import { Rarity } from "../enums.ts";
+import { Id, IdFilter, JsonObject, optionalInput, SaveId, Timestamp } from "../common.ts";
 
 // Building blocks of the content schemas. Each content type lists its own fields once; the
 // resource (what comes back) and the save body (what create-<type> takes) are both derived from
@@ -36,7 +37,11 @@ export const SourceRef = z.looseObject({
 /** `meta_data` of most content: `source` plus anything else the client stores. */
 export const MetaData = z.looseObject({ source: SourceRef.optional() }).meta({ id: "MetaData" });
 
-// Keys a caller may send back unchanged from a fetched record; the server never writes them.
+/** Whether a record is kept only for old characters (the builder hides it from new choices). */
+export const Deprecated = z.boolean();
+
+// Keys a caller may send back from a fetched record, also as "" (the web client's blank form);
+// the server never writes them.
 const serverManaged = {
   created_at: z.unknown().optional(),
   updated_at: z.unknown().optional(),
@@ -45,8 +50,8 @@ const serverManaged = {
 
 /**
  * Derives a content type's schemas from its field list: the stored resource (id and timestamps
- * added) and the create-or-update body (every field optional, `id` optional, server-managed keys
- * accepted and ignored, unknown keys refused).
+ * added) and the create-or-update body (every field optional, `id` absent or -1 for a new row,
+ * server-managed keys accepted and ignored, unknown keys refused).
  */
 export function contentSchemas<const N extends string, const F extends z.ZodRawShape>(
   name: N,
@@ -54,7 +59,10 @@ export function contentSchemas<const N extends string, const F extends z.ZodRawS
 ) {
   const Resource = z.object({ id: Id, ...fields, created_at: Timestamp, updated_at: Timestamp })
     .meta({ id: name });
-  const Save = z.strictObject(fields).partial().extend({ id: Id.optional(), ...serverManaged })
+  const saveShape = Object.fromEntries(
+    Object.entries(fields).map(([key, schema]) => [key, optionalInput(schema as z.ZodType)]),
+  ) as unknown as { [K in keyof F]: z.ZodOptional<F[K]> };
+  const Save = z.strictObject(saveShape).extend({ id: SaveId, ...serverManaged })
     .meta({ id: `Save${name}` });
   const Result = z.union([Resource, z.array(Resource)]).nullable();
   return { Resource, Save, Result };
@@ -65,6 +73,10 @@ export const findBase = {
   id: IdFilter.optional(),
   name: z.string().trim().min(1).max(200).overwrite((s) => s.replaceAll("’", "'")).optional(),
   content_sources: z.array(Id).max(1_000).optional(),
+  /** The admin tools' filters: applied where the type has the column, else ignored. */
+  level: z.int32().optional(),
+  rarity: Rarity.optional(),
+  group: z.string().trim().max(200).optional(),
 };
 
 /** The `traits` filter: rows carrying every listed trait id. */

@@ -3,6 +3,7 @@ import { Id } from "../common.ts";
 import { Availability, ItemGroup, ItemSize, Rarity } from "../enums.ts";
 import {
   contentSchemas,
+  Deprecated,
   findBase,
   IdList,
   Int,
@@ -40,6 +41,7 @@ export const { Resource: Item, Save: SaveItemBody, Result: FindItemResult } = co
     hands: ShortText.nullable(),
     craft_requirements: Text.nullable(),
     usage: ShortText.nullable(),
+    deprecated: Deprecated,
     meta_data: MetaData.extend({
       display_traits: z.array(z.string()).optional(),
       inventory_label: z.string().optional(),

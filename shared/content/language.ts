@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Id } from "../common.ts";
 import { Availability, Rarity } from "../enums.ts";
-import { contentSchemas, findBase, MetaData, Name, ShortText, Text } from "./fields.ts";
+import { contentSchemas, Deprecated, findBase, MetaData, Name, ShortText, Text } from "./fields.ts";
 
 /** A language. */
 export const { Resource: Language, Save: SaveLanguageBody, Result: FindLanguageResult } =
@@ -13,6 +13,7 @@ export const { Resource: Language, Save: SaveLanguageBody, Result: FindLanguageR
     script: ShortText.nullable(),
     rarity: Rarity,
     availability: Availability,
+    deprecated: Deprecated,
     meta_data: MetaData,
   });
 export type Language = z.infer<typeof Language>;

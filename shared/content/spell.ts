@@ -3,6 +3,7 @@ import { Id, JsonObject } from "../common.ts";
 import { Availability, Rarity } from "../enums.ts";
 import {
   contentSchemas,
+  Deprecated,
   findBase,
   IdList,
   MetaData,
@@ -33,6 +34,7 @@ const spell = contentSchemas("Spell", {
   duration: ShortText.nullable(),
   traits: IdList,
   heightened: JsonObject.nullable(),
+  deprecated: Deprecated,
   meta_data: MetaData,
 });
 
@@ -41,9 +43,7 @@ export const Spell = spell.Resource;
 export type Spell = z.infer<typeof Spell>;
 
 /** Body of create-spell: `id` omitted or -1 inserts. */
-export const SaveSpellBody = spell.Save.extend({
-  id: z.union([Id, z.literal(-1)]).optional(),
-}).meta({ id: "SaveSpell" });
+export const SaveSpellBody = spell.Save;
 
 /** Result of find-spell. */
 export const FindSpellResult = spell.Result;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Id } from "../common.ts";
-import { contentSchemas, findBase, MetaData, Name, Text } from "./fields.ts";
+import { contentSchemas, Deprecated, findBase, MetaData, Name, Text } from "./fields.ts";
 
 /** A trait; content refers to traits by id. */
 export const { Resource: Trait, Save: SaveTraitBody, Result: FindTraitResult } = contentSchemas(
@@ -9,6 +9,7 @@ export const { Resource: Trait, Save: SaveTraitBody, Result: FindTraitResult } =
     name: Name,
     content_source_id: Id,
     description: Text,
+    deprecated: Deprecated,
     meta_data: MetaData.extend({
       important: z.boolean().optional(),
       creature_trait: z.boolean().optional(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { Id } from "../common.ts";
+import { Id, OptionalRef } from "../common.ts";
 import { Rarity } from "../enums.ts";
-import { contentSchemas, findBase, MetaData, Name, ShortText, Text } from "./fields.ts";
+import { contentSchemas, Deprecated, findBase, MetaData, Name, ShortText, Text } from "./fields.ts";
 
 /** A versatile heritage: a heritage open to any ancestry; `heritage_id` is its ability block. */
 export const {
@@ -10,13 +10,14 @@ export const {
   Result: FindVersatileHeritageResult,
 } = contentSchemas("VersatileHeritage", {
   content_source_id: Id,
-  trait_id: Id.nullable(),
-  heritage_id: Id.nullable(),
+  trait_id: OptionalRef,
+  heritage_id: OptionalRef,
   name: Name,
   description: Text,
   version: ShortText.nullable(),
   artwork_url: ShortText.nullable(),
   rarity: Rarity,
+  deprecated: Deprecated,
   meta_data: MetaData,
 });
 export type VersatileHeritage = z.infer<typeof VersatileHeritage>;

@@ -59,9 +59,15 @@ export async function findContent<S extends z.ZodObject>(
     if (value === undefined) continue;
     lifted ||= filter.liftsDefault === true;
     const column = `t.${ident(filter.column)}`;
+    if (filter.match === "is_null") {
+      if (value === true) where.push(`${column} is null`);
+      continue;
+    }
     where.push(
       filter.match === "equals"
         ? `${column} = ${param(value, filter.type)}`
+        : filter.match === "equals_text"
+        ? `${column}::text = ${param(value, "text")}`
         : `${column} @> ${param(value, filter.type)}`,
     );
   }

@@ -3,8 +3,12 @@ import { type ContentTypeName, contentTypes } from "@shared/content_types.ts";
 /** How an extra find filter matches its column. */
 export interface ExtraFilter {
   column: string;
-  /** `equals`: the column equals the value; `contains_all`: the array column holds every value. */
-  match: "equals" | "contains_all";
+  /**
+   * `equals`: the column equals the value; `equals_text`: the column read as text equals it (enum
+   * columns); `contains_all`: the array column holds every value; `is_null`: true asks for a null
+   * column, false asks nothing (both count as present for `liftsDefault`).
+   */
+  match: "equals" | "equals_text" | "contains_all" | "is_null";
   /** Postgres type of the value (for arrays, of the array). */
   type: string;
   /** When present, the default restriction to official sources does not apply. */
@@ -41,40 +45,64 @@ const traits: Record<string, ExtraFilter> = {
   traits: { column: "traits", match: "contains_all", type: "bigint[]" },
 };
 
+// The admin tools' `rarity` and `level` filters, on the types that have those columns.
+const rarity: Record<string, ExtraFilter> = {
+  rarity: { column: "rarity", match: "equals_text", type: "text" },
+};
+const rarityAndLevel: Record<string, ExtraFilter> = {
+  ...rarity,
+  level: { column: "level", match: "equals", type: "integer" },
+};
+
 /** The server side of each content type; the rest of each entry is `shared/content_types.ts`. */
 const serverSide: Record<ContentTypeName, ServerSide> = {
-  // `keys` reaches only those who may write the source.
+  // `keys` reaches only those who may write the source; `foundry_id` is the reference's name.
   "content-source": {
     sourceColumn: "id",
-    filters: { user_id: { column: "user_id", match: "equals", type: "uuid", liftsDefault: true } },
+    filters: {
+      user_id: { column: "user_id", match: "equals", type: "uuid", liftsDefault: true },
+      official: { column: "user_id", match: "is_null", type: "boolean", liftsDefault: true },
+      published: { column: "is_published", match: "equals", type: "boolean", liftsDefault: true },
+      group: { column: "group", match: "equals", type: "text" },
+      external_id: { column: "external_id", match: "equals", type: "text" },
+    },
     computed: {
       keys: "select k.keys from private.my_source_keys() k where k.content_source_id = t.id",
+      foundry_id: "t.external_id",
     },
   },
   "trait": {},
   // No `traits` filter on items, as the reference has it.
-  "item": {},
-  "spell": { filters: traits },
-  "class": {},
+  "item": {
+    filters: { ...rarityAndLevel, group: { column: "group", match: "equals_text", type: "text" } },
+  },
+  "spell": { filters: { ...traits, ...rarity } },
+  "class": { filters: rarity },
   "class-archetype": {
-    filters: { class_id: { column: "class_id", match: "equals", type: "bigint" } },
+    filters: { ...rarity, class_id: { column: "class_id", match: "equals", type: "bigint" } },
   },
   "ability-block": {
     filters: {
       ...traits,
+      ...rarityAndLevel,
       type: { column: "type", match: "equals", type: "public.ability_block_type" },
       prerequisites: { column: "prerequisites", match: "contains_all", type: "text[]" },
     },
   },
   "versatile-heritage": {
-    filters: { heritage_id: { column: "heritage_id", match: "equals", type: "bigint" } },
+    filters: { ...rarity, heritage_id: { column: "heritage_id", match: "equals", type: "bigint" } },
   },
-  "language": {},
-  "ancestry": {},
-  "archetype": {},
-  "background": {},
-  "creature": {},
-  "hazard": {},
+  "language": { filters: rarity },
+  "ancestry": { filters: rarity },
+  "archetype": {
+    filters: {
+      ...rarity,
+      dedication_feat_id: { column: "dedication_feat_id", match: "equals", type: "bigint" },
+    },
+  },
+  "background": { filters: rarity },
+  "creature": { filters: rarityAndLevel },
+  "hazard": { filters: rarityAndLevel },
 };
 
 type Types = typeof contentTypes;
