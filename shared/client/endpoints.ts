@@ -29,6 +29,7 @@ import {
   FindCharacterBody,
   FindCharacterResult,
   UpdateCharacterBody,
+  UpdateCharacterResult,
 } from "../characters.ts";
 import {
   AbilityBlock,
@@ -202,7 +203,7 @@ export const endpoints = {
   "revoke-character-access": { body: RevokeCharacterAccessBody, result: z.literal(true) },
   "search-data": { body: SearchDataBody, result: SearchDataResult },
   "unlock-content-source": { body: UnlockContentSourceBody, result: ContentSource },
-  "update-character": { body: UpdateCharacterBody, result: Character },
+  "update-character": { body: UpdateCharacterBody, result: UpdateCharacterResult },
   "update-content-update": { body: UpdateContentUpdateBody, result: z.literal(true) },
   "update-user": { body: UpdateUserBody, result: z.literal(true) },
   "upload-public-file": { body: UploadPublicFileBody, result: UploadedFile },
