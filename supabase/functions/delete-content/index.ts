@@ -21,10 +21,13 @@ const TABLES: Record<DeletableType, string> = {
   "language": "language",
   "content-source": "content_source",
   "encounter": "encounter",
+  "character": "character",
+  "campaign": "campaign",
 };
 
 serve(endpoint({
-  summary: "Deletes one record of the given type; only its source's owner (or an admin) may",
+  summary:
+    "Deletes one record of the given type; only its owner (for content, its source's owner) or an admin may",
   auth: ["api_key", "jwt"],
   body: DeleteContentBody,
   result: z.literal(true),
