@@ -98,6 +98,7 @@ import {
   UpdateContentUpdateBody,
 } from "../content_updates.ts";
 import { ClientErrorReport } from "../diagnostics.ts";
+import { OpenAiRequestBody, OpenAiRequestResult } from "../ai.ts";
 import { CreateEncounterBody, Encounter, FindEncounterBody } from "../encounters.ts";
 import {
   ContentSourceStats,
@@ -197,6 +198,7 @@ export const endpoints = {
   "gm-remove-from-group": { body: GmRemoveFromGroupBody, result: z.literal("Removed from group") },
   "gm-users-in-group": { body: GmGroupEmptyBody, result: z.array(GmGroupMember) },
   "grant-character-access": { body: GrantCharacterAccessBody, result: CharacterGrant },
+  "open-ai-request": { body: OpenAiRequestBody, result: OpenAiRequestResult },
   "remove-from-campaign": { body: RemoveFromCampaignBody, result: z.literal(true) },
   "report-client-error": { body: ClientErrorReport, result: z.literal(true) },
   "reset-campaign-key": { body: ResetCampaignKeyBody, result: ResetCampaignKeyResult },

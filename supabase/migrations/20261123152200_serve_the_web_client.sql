@@ -7,3 +7,41 @@
 alter table public.campaign drop constraint campaign_description_check;
 alter table public.campaign add constraint campaign_description_check
   check (jsonb_typeof(description) in ('object', 'string'));
+
+-- Each AI generation a user asked for within the last hour: the per-user budget of
+-- open-ai-request, counted here so that every token and isolate of one user shares it.
+create table private.ai_request (
+  user_id uuid not null references public.public_user (user_id) on delete cascade,
+  requested_at timestamptz not null default now()
+);
+
+-- Section: indexes
+create index ai_request_user_id_requested_at_idx on private.ai_request (user_id, requested_at);
+
+-- Section: helpers
+-- Spends one AI generation of the caller's budget: supporter level 1 (the reference's UI offers
+-- its generators to supporters), at most 60 an hour. A user's claims are serialised by an advisory
+-- lock so concurrent calls cannot pass the cap together. Security definer: the log is private.
+create function private.claim_ai_request() returns void
+language plpgsql volatile security definer set search_path = '' as $$
+declare
+  caller constant uuid := (select auth.uid());
+begin
+  if caller is null then
+    raise exception 'User not found';
+  end if;
+  if private.effective_tier(caller) < 1 then
+    raise exception 'User does not have access: AI generation requires supporter tier 1 or higher'
+      using detail = '{"required_tier": 1}';
+  end if;
+  perform pg_advisory_xact_lock(hashtext('private.ai_request'), hashtext(caller::text));
+  delete from private.ai_request r
+  where r.user_id = caller and r.requested_at < now() - interval '1 hour';
+  if (select count(*) from private.ai_request r where r.user_id = caller) >= 60 then
+    raise exception 'Too many requests, please try again later.'
+      using detail = '{"limit": 60, "window_seconds": 3600}';
+  end if;
+  insert into private.ai_request (user_id) values (caller);
+end
+$$;
+grant execute on function private.claim_ai_request() to authenticated;

@@ -5,7 +5,15 @@ import { type Acting, type Tx, withApiKey, withRole } from "./db.ts";
 import { AfterCommit } from "./after_commit.ts";
 import { mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
-import { errorBody, Fail, failBody, jsonResponse, successBody, Unavailable } from "./envelope.ts";
+import {
+  errorBody,
+  ErrorReply,
+  Fail,
+  failBody,
+  jsonResponse,
+  successBody,
+  Unavailable,
+} from "./envelope.ts";
 import { log } from "./log.ts";
 import { type BucketKind, consumeRateLimit, rateLimitHeaders } from "./rate_limit.ts";
 import { sha256Hex } from "./sha256.ts";
@@ -311,6 +319,7 @@ function errorResponse(
   if (e instanceof Fail) {
     return jsonResponse(failBody(e), e.httpStatus, { ...headers, ...e.headers });
   }
+  if (e instanceof ErrorReply) return jsonResponse(errorBody(e.message), 200, headers);
   if (e instanceof Unavailable) {
     log.error("unavailable", { fn: name, request_id: requestId, reason: describe(e.cause) });
     return jsonResponse(errorBody(e.message), 503, { ...headers, "Retry-After": "5" });

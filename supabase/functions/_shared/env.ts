@@ -25,6 +25,12 @@ const EnvSchema = z.object({
   /** Provided by the hosted platform; used only to write public files to Supabase Storage. */
   SUPABASE_SERVICE_ROLE_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["silent", "info"]).default("info"),
+  /** An OpenAI-compatible API (ending in `/v1`) for open-ai-request; unset, the endpoint refuses. */
+  OPENAI_BASE_URL: z.url().optional(),
+  /** The bearer for OPENAI_BASE_URL; never logged or returned. */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  /** The models a caller may name, comma-separated; the first is used when none is named. */
+  OPENAI_MODELS: z.string().min(1).default("gpt-4o-mini,gpt-4o"),
 });
 
 /** The validated environment of a function, read once at start-up. */
