@@ -64,3 +64,74 @@ test("delete-content deletes the owner's character and campaign; others' stay", 
          + (select count(*) from public.campaign where id = ${campaign.id})::int as n`;
   equal(left?.n, 0);
 });
+
+// The account page (frontend/src/pages/AccountPage.tsx) sends the whole profile on every change.
+test("update-user takes the account page's whole profile: api ignored, an empty image URL clears", async () => {
+  const user = await makeUser();
+  const token = user.access_token;
+  await call("update-user", { image_url: "https://example.test/me.png" }, { token });
+  const before = successData(await call("get-user", {}, { token }));
+  equal(before.image_url, "https://example.test/me.png");
+  equal(
+    successData(
+      await call("update-user", {
+        display_name: "Alice",
+        summary: "hi",
+        image_url: "",
+        background_image_url: "",
+        site_theme: { color: "#228be6", zoom: 1 },
+        api: {
+          clients: [{
+            name: "New Client",
+            id: "a1b2c3d4",
+            api_key: crypto.randomUUID(),
+            image_url: "icon|||abstract064|||#359fdf",
+          }],
+        },
+      }, { token }),
+    ),
+    true,
+  );
+  const after = successData(await call("get-user", {}, { token }));
+  equal(after.display_name, "Alice");
+  equal(after.image_url, null);
+  equal(after.background_image_url, null);
+  deepStrictEqual(after.api, { clients: [] }, "an api block in update-user creates no client");
+  equal(
+    failMessage(await call("update-user", { image_url: "javascript:alert(1)" }, { token })),
+    "Invalid value for image_url: invalid URL",
+  );
+});
+
+test("get-user lists the caller's API clients without keys, and a GM-group member's virtual tier", async () => {
+  const user = await makeUser();
+  const token = user.access_token;
+  const created = successData(
+    await call("create-api-client", { name: "Sync", description: "my sync tool" }, { token }),
+  );
+  const own = successData(await call("get-user", {}, { token }));
+  equal(own.api.clients.length, 1);
+  const [client] = own.api.clients;
+  equal(client.id, String(created.id));
+  equal(client.name, "Sync");
+  equal(client.description, "my sync tool");
+  equal(typeof client.created_at, "string");
+  equal(client.last_used_at, null);
+  equal(JSON.stringify(own).includes(created.api_key), false, "never a key");
+
+  const gm = await makeUser({ tier: 4 });
+  await adminSql`update public.public_user set display_name = 'Game Master Gail'
+    where user_id = ${gm.user_id}::uuid`;
+  successData(await call("gm-regenerate-code", {}, { token: gm.access_token }));
+  const [group] = await adminSql<{ access_code: string }[]>`
+    select access_code from public.gm_group where gm_user_id = ${gm.user_id}::uuid`;
+  successData(
+    await call("gm-add-to-group", { gm_user_id: gm.user_id, access_code: group?.access_code }, {
+      token,
+    }),
+  );
+  const member = successData(await call("get-user", {}, { token }));
+  equal(member.patreon.game_master.virtual_tier.game_master_user_id, gm.user_id);
+  equal(member.patreon.game_master.virtual_tier.game_master_name, "Game Master Gail");
+  equal(typeof member.patreon.game_master.virtual_tier.added_at, "string");
+});

@@ -45,3 +45,23 @@ begin
 end
 $$;
 grant execute on function private.claim_ai_request() to authenticated;
+
+-- The API clients of p_owner that hold a grant on one of the caller's characters: what another
+-- user's profile shows the caller under `api.clients`, so the web client's authorized-clients
+-- section can name (and revoke) them. Names nothing the caller has not authorized. Security
+-- definer: other users' clients are not otherwise readable.
+create function private.clients_granted_to_caller(p_owner uuid)
+returns table (id bigint, name text, description text)
+language sql stable security definer set search_path = '' as $$
+  select a.id, a.name, a.description
+  from public.api_client a
+  where a.user_id = p_owner
+    and not (select private.is_api_client_request())
+    and exists (
+      select 1 from public.character_grant g
+      join public.character c on c.id = g.character_id
+      where g.client_id = a.id and c.user_id = (select auth.uid())
+    )
+  order by a.id
+$$;
+grant execute on function private.clients_granted_to_caller(uuid) to authenticated;
