@@ -1,5 +1,13 @@
 import { deepStrictEqual, equal } from "node:assert/strict";
-import { adminSql, call, failMessage, makeUser, successData, test } from "./_harness.ts";
+import {
+  adminSql,
+  call,
+  failMessage,
+  makeApiKey,
+  makeUser,
+  successData,
+  test,
+} from "./_harness.ts";
 
 // The web client's own bodies for campaigns and deletes (frontend/src/pages/CampaignsPage.tsx,
 // campaign/panels/SettingsPanel.tsx, CharactersPage.tsx).
@@ -134,4 +142,147 @@ test("get-user lists the caller's API clients without keys, and a GM-group membe
   equal(member.patreon.game_master.virtual_tier.game_master_user_id, gm.user_id);
   equal(member.patreon.game_master.virtual_tier.game_master_name, "Game Master Gail");
   equal(typeof member.patreon.game_master.virtual_tier.added_at, "string");
+});
+
+// The consent page (frontend/src/pages/OAuthAccessPage.tsx) and the builder's authorized-clients
+// section (pages/character_builder/CharBuilderHome.tsx) keep grants in
+// `details.api_clients.client_access`; here they stay rows of character_grant.
+test("grants written through details.api_clients become rows; find-character shows them to the owner", async () => {
+  const owner = await makeUser();
+  const developer = await makeUser();
+  const token = owner.access_token;
+  const { clientId, apiKey } = await makeApiKey(developer);
+  const devProfile = successData(await call("get-user", {}, { token: developer.access_token }));
+  const character = successData(await call("create-character", { name: "Granted" }, { token }));
+  equal(
+    failMessage(await call("find-character", { id: character.id }, { token: apiKey }), 403).length >
+      0,
+    true,
+  );
+
+  // The consent page: the fetched details plus one entry, ids as the URL carries them (strings).
+  const entry = {
+    publicUserId: String(devProfile.id),
+    clientId: String(clientId),
+    addedAt: 1732320000000,
+  };
+  const [saved] = successData(
+    await call("update-character", {
+      id: character.id,
+      details: { ...character.details, api_clients: { client_access: [entry] } },
+    }, { token }),
+  );
+  const shown = saved.details.api_clients.client_access;
+  equal(shown.length, 1);
+  deepStrictEqual([shown[0].publicUserId, shown[0].clientId], [entry.publicUserId, entry.clientId]);
+  equal(typeof shown[0].addedAt, "number");
+  const [stored] = await adminSql<{ details: Record<string, unknown> }[]>`
+    select details from public.character where id = ${character.id}`;
+  equal(stored && "api_clients" in stored.details, false, "the block is never stored");
+  // The developer's key now reaches the character, and sees no grant block in it.
+  const viaKey = successData(await call("find-character", { id: character.id }, { token: apiKey }));
+  equal(viaKey.id, character.id);
+  equal("api_clients" in viaKey.details, false);
+  // The owner reads the block back, names the client through the developer's profile, and the
+  // existing grant endpoints see the same row.
+  const found = successData(await call("find-character", { id: character.id }, { token }));
+  deepStrictEqual(found.details.api_clients.client_access, shown);
+  const profile = successData(await call("get-user", { _id: entry.publicUserId }, { token }));
+  deepStrictEqual(profile.api.clients.map((c: { id: string }) => c.id), [entry.clientId]);
+  const strangerView = successData(
+    await call("get-user", { _id: entry.publicUserId }, { token: (await makeUser()).access_token }),
+  );
+  deepStrictEqual(strangerView.api.clients, [], "others see no clients they did not authorize");
+  deepStrictEqual(
+    successData(await call("find-character-access", { character_id: character.id }, { token }))
+      .map((c: { client_id: number }) => c.client_id),
+    [clientId],
+  );
+  // An autosave that sends the same block back changes nothing; the builder's revoke (the entry
+  // filtered out) removes the row.
+  successData(
+    await call("update-character", { id: character.id, details: found.details }, { token }),
+  );
+  equal(
+    successData(await call("find-character", { id: character.id }, { token: apiKey })).id,
+    character.id,
+  );
+  const [revoked] = successData(
+    await call("update-character", {
+      id: character.id,
+      details: { ...found.details, api_clients: { client_access: [] } },
+    }, { token }),
+  );
+  equal("api_clients" in revoked.details, false);
+  equal(
+    failMessage(await call("find-character", { id: character.id }, { token: apiKey }), 403).length >
+      0,
+    true,
+  );
+});
+
+test("only the signed-in owner grants through details; copies, strangers and bad entries grant nothing", async () => {
+  const owner = await makeUser({ tier: 1 });
+  const developer = await makeUser();
+  const gm = await makeUser({ tier: 1 });
+  const { clientId, apiKey } = await makeApiKey(developer);
+  const devProfile = successData(await call("get-user", {}, { token: developer.access_token }));
+  const block = {
+    api_clients: {
+      client_access: [{
+        publicUserId: String(devProfile.id),
+        clientId: String(clientId),
+        addedAt: 1,
+      }],
+    },
+  };
+  // A copy (create-character with the fetched details) carries no grants.
+  const copy = successData(
+    await call("create-character", { name: "(Copy) X", details: block }, {
+      token: owner.access_token,
+    }),
+  );
+  equal("api_clients" in copy.details, false);
+  equal(
+    failMessage(await call("find-character", { id: copy.id }, { token: apiKey }), 403).length > 0,
+    true,
+  );
+  // A GM who may write the character cannot grant on it.
+  const campaign = successData(
+    await call("create-campaign", { name: "T" }, { token: gm.access_token }),
+  );
+  successData(
+    await call("find-campaign", { join_key: campaign.join_key }, { token: owner.access_token }),
+  );
+  successData(
+    await call("update-character", { id: copy.id, campaign_id: campaign.id }, {
+      token: owner.access_token,
+    }),
+  );
+  const [byGm] = successData(
+    await call("update-character", { id: copy.id, details: block }, { token: gm.access_token }),
+  );
+  equal("api_clients" in byGm.details, false);
+  equal(
+    failMessage(await call("find-character", { id: copy.id }, { token: apiKey }), 403).length > 0,
+    true,
+  );
+  // A client named with the wrong owner, or an id that is not a client's, grants nothing and does
+  // not break the save.
+  const wrong = {
+    api_clients: {
+      client_access: [
+        { publicUserId: "1", clientId: String(clientId), addedAt: 1 },
+        { publicUserId: String(devProfile.id), clientId: "a1b2c3d4", addedAt: 1 },
+      ],
+    },
+  };
+  const [saved] = successData(
+    await call("update-character", { id: copy.id, details: wrong }, { token: owner.access_token }),
+  );
+  equal("api_clients" in saved.details, false);
+  equal(
+    failMessage(await call("find-character", { id: copy.id }, { token: apiKey }), 403).length > 0,
+    true,
+  );
 });

@@ -15,6 +15,20 @@ type CharacterRow = z.input<typeof Character>;
 /** Every column of a character, in the order of the resource. */
 const COLUMNS = Object.keys(Character.shape);
 
+/** The columns read as stored; `details` is read through `detailsAsSeen`. */
+const STORED_COLUMNS = COLUMNS.filter((column) => column !== "details");
+
+/**
+ * A character's `details` as the caller sees them: its owner also sees the API grants on it under
+ * `api_clients.client_access`, the web client's form (the database's helper decides who sees it).
+ */
+function detailsAsSeen(tx: Tx, alias?: string) {
+  return alias === undefined
+    ? tx`private.details_with_client_access(id, details) as details`
+    : tx`private.details_with_client_access(${tx(`${alias}.id`)}, ${tx(`${alias}.details`)})
+           as details`;
+}
+
 const JSON_COLUMNS: ReadonlySet<(typeof CHARACTER_WRITABLE_FIELDS)[number]> = new Set([
   "inventory",
   "details",
@@ -68,11 +82,12 @@ export async function updateCharacter(
     update public.character set ${assignments}
     where id = ${id}
       and (${expected}::timestamptz is null or updated_at = ${expected}::timestamptz)
-    returning ${tx(COLUMNS)}`;
+    returning ${tx(STORED_COLUMNS)}, ${detailsAsSeen(tx)}`;
   if (updated) return [updated];
 
   const [current] = await tx<(CharacterRow & { writable: boolean })[]>`
-    select ${tx(COLUMNS)}, private.can_write_character(id, user_id, campaign_id) as writable
+    select ${tx(STORED_COLUMNS)}, ${detailsAsSeen(tx)},
+           private.can_write_character(id, user_id, campaign_id) as writable
     from public.character where id = ${id}`;
   if (!current) return { __forbidden: true, reason: "NOT_VISIBLE" };
   const { writable, ...character } = current;
@@ -117,7 +132,7 @@ export async function selectCharacters(
               or (select private.is_admin()))`
     : tx`and c.user_id = (select auth.uid())`;
   return await tx<CharacterRow[]>`
-    select ${tx(COLUMNS.map((column) => `c.${column}`))}
+    select ${tx(STORED_COLUMNS.map((column) => `c.${column}`))}, ${detailsAsSeen(tx, "c")}
     from public.character c
     where true
       ${ids === null ? tx`` : tx`and c.id = any(${ids}::bigint[])`}
