@@ -93,7 +93,8 @@ language sql volatile security definer set search_path = '' as $$
       and not (select private.is_api_client_request())
   ) grants
 $$;
-grant execute on function private.details_with_client_access(bigint, jsonb) to authenticated;
+-- anon too: signed-out callers read public characters through the same select.
+grant execute on function private.details_with_client_access(bigint, jsonb) to anon, authenticated;
 
 -- Section: triggers
 -- The web client grants and revokes API access by writing `details.api_clients.client_access` (its
