@@ -11,7 +11,12 @@ export const JoinKey = z.string().regex(/^[0-9a-z]{6}-[0-9a-z]{6}$/).meta({ id: 
 /** The fields a campaign's owner may write. */
 const writable = {
   name: z.string().trim().min(1).max(200).overwrite((s) => s.replaceAll("’", "'")),
-  description: z.looseObject({ contents: JsonObject.optional() }),
+  // The web client writes plain text; the interface names an object with `contents`. Both are
+  // kept as sent and answered as stored.
+  description: z.union([
+    z.string().max(100_000),
+    z.looseObject({ contents: JsonObject.optional() }),
+  ]),
   notes: JsonObject,
   recommended_options: JsonObject,
   recommended_variants: JsonObject,

@@ -104,3 +104,15 @@ export const UpdateCharacterBody = CharacterPatch.extend({
   expected_updated_at: z.iso.datetime({ offset: true }).optional(),
 }).meta({ id: "UpdateCharacterBody" });
 export type UpdateCharacterBody = z.infer<typeof UpdateCharacterBody>;
+
+/**
+ * What update-character answers, in the shapes the web client reads: the saved row in a one-element
+ * list; with a stale `expected_updated_at`, `__conflict` and the current row (nothing written);
+ * for a character the caller may read but not write, or cannot see, `__forbidden` and the reason.
+ */
+export const UpdateCharacterResult = z.union([
+  z.array(Character).length(1),
+  z.object({ __conflict: z.literal(true), character: Character }),
+  z.object({ __forbidden: z.literal(true), reason: z.enum(["WRITE_DENIED", "NOT_VISIBLE"]) }),
+]).meta({ id: "UpdateCharacterResult" });
+export type UpdateCharacterResult = z.infer<typeof UpdateCharacterResult>;

@@ -37,6 +37,7 @@ import {
   FindCharacterBody,
   FindCharacterResult,
   UpdateCharacterBody,
+  UpdateCharacterResult,
 } from "./characters.ts";
 import { ContentSource, DeleteContentBody, UnlockContentSourceBody } from "./content.ts";
 import {
@@ -51,6 +52,7 @@ import {
   FindContentUpdateBody,
   UpdateContentUpdateBody,
 } from "./content_updates.ts";
+import { OpenAiRequestBody, OpenAiRequestResult } from "./ai.ts";
 import { CLIENT_ERROR_MAX_BODY_BYTES, ClientErrorReport } from "./diagnostics.ts";
 import { CreateEncounterBody, Encounter, FindEncounterBody } from "./encounters.ts";
 import {
@@ -203,7 +205,8 @@ export const contract = {
     result: z.literal(true),
   },
   "delete-content": {
-    summary: "Deletes one record of the given type; only its source's owner (or an admin) may",
+    summary:
+      "Deletes one record of the given type; only its owner (for content, its source's owner) or an admin may",
     auth: userOrKey,
     body: DeleteContentBody,
     result: z.literal(true),
@@ -308,6 +311,13 @@ export const contract = {
     body: GrantCharacterAccessBody,
     result: CharacterGrant,
   },
+  "open-ai-request": {
+    summary:
+      "Generates text with the configured chat-completions provider (supporter tier 1, 60 an hour per user)",
+    auth: ["jwt"],
+    body: OpenAiRequestBody,
+    result: OpenAiRequestResult,
+  },
   "remove-from-campaign": {
     summary: "The campaign's owner removes a character (and its player) from the campaign",
     auth: userOrKey,
@@ -351,11 +361,12 @@ export const contract = {
     result: ContentSource,
   },
   "update-character": {
-    summary: "Updates the given fields of a character, optionally only if unchanged since a time",
+    summary:
+      "Updates the given fields of a character, optionally only if unchanged since a time; answers [row], or __conflict / __forbidden as data",
     auth: userOrKey,
     perCharacter: true,
     body: UpdateCharacterBody,
-    result: Character,
+    result: UpdateCharacterResult,
   },
   "update-content-update": {
     summary: "The moderation bot approves, rejects or votes on a proposal (service secret only)",

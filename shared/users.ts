@@ -29,7 +29,27 @@ export const ContentSourceSubscriptions = z.array(ContentSourceSubscription).max
 /** The payment-provider part of a profile: only the tier is kept by this service. */
 export const ProfilePatreon = z.object({ tier: SupporterTier.nullable() });
 
-/** A profile as anyone signed in may see it: no email, keys, payment data or private settings. */
+/**
+ * An API client as a profile lists it, under the reference's `api.clients`: its id as a string
+ * (the web client compares it with the `client_id` of the authorization URL and of a grant), never
+ * a key (keys are shown once, by create-api-client).
+ */
+export const ProfileApiClient = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  created_at: Timestamp.optional(),
+  last_used_at: Timestamp.nullable().optional(),
+}).meta({ id: "ProfileApiClient" });
+export type ProfileApiClient = z.infer<typeof ProfileApiClient>;
+
+/** The `api` block of a profile. */
+export const ProfileApi = z.object({ clients: z.array(ProfileApiClient) });
+
+/**
+ * A profile as anyone signed in may see it: no email, keys, payment data or private settings. Its
+ * `api.clients` lists only the clients the viewer has authorized on one of their own characters.
+ */
 export const PublicProfile = z.object({
   id: Id,
   user_id: UserId,
@@ -44,6 +64,7 @@ export const PublicProfile = z.object({
   is_developer: z.boolean(),
   is_community_paragon: z.boolean(),
   patreon: ProfilePatreon,
+  api: ProfileApi,
 }).meta({ id: "PublicProfile" });
 export type PublicProfile = z.infer<typeof PublicProfile>;
 
@@ -51,9 +72,15 @@ export type PublicProfile = z.infer<typeof PublicProfile>;
  * A GAME-MASTER's group as its GM sees it: the access code members join with (null until
  * gm-regenerate-code first creates the group).
  */
-export const ProfileGameMaster = z.object({ access_code: z.string().nullable() }).meta({
-  id: "ProfileGameMaster",
-});
+export const ProfileGameMaster = z.object({
+  access_code: z.string().nullable(),
+  /** For a member of a GAME-MASTER's group: whose group, which lends supporter levels 1 and 2. */
+  virtual_tier: z.object({
+    game_master_user_id: UserId,
+    game_master_name: z.string(),
+    added_at: Timestamp,
+  }).optional(),
+}).meta({ id: "ProfileGameMaster" });
 export type ProfileGameMaster = z.infer<typeof ProfileGameMaster>;
 
 /** The payment-provider part of the caller's own profile: the tier and, for a GAME-MASTER, the group. */
@@ -61,7 +88,10 @@ export const OwnProfilePatreon = ProfilePatreon.extend({
   game_master: ProfileGameMaster.nullable(),
 });
 
-/** The caller's own profile: the public one plus what only its owner sees. */
+/**
+ * The caller's own profile: the public one plus what only its owner sees, with every API client
+ * of theirs in `api.clients`.
+ */
 export const OwnProfile = PublicProfile.extend({
   patreon: OwnProfilePatreon,
   organized_play_id: z.string().nullable(),
@@ -86,6 +116,9 @@ const siteTheme = JsonObject.refine(
   "site_theme is limited to 4000 characters of JSON",
 );
 
+/** An image URL, or `""` (what the web client sends for a cleared image), which clears it. */
+const imageUrl = z.union([z.literal("").transform(() => null), httpUrl]).nullable().optional();
+
 const displayNameLength = "expected 1 to 100 characters after trimming spaces";
 
 /**
@@ -97,14 +130,15 @@ export const UpdateUserBody = z.object({
   // A blank name would leave the person nameless wherever profiles are shown (GM groups, grants).
   display_name: z.string().trim().min(1, displayNameLength).max(100, displayNameLength).optional(),
   summary: z.string().max(5000).nullable().optional(),
-  image_url: httpUrl.nullable().optional(),
-  background_image_url: httpUrl.nullable().optional(),
+  image_url: imageUrl,
+  background_image_url: imageUrl,
   organized_play_id: z.string().trim().max(100).nullable().optional(),
   site_theme: siteTheme.optional(),
   subscribed_content_sources: ContentSourceSubscriptions.optional(),
-  api: z.never(
-    "not a profile field: manage API clients with create-api-client and delete-api-client",
-  ).optional(),
+  // The web client's account page sends its whole `api` block back on every profile change. API
+  // clients are rows managed by create-api-client and delete-api-client (keys hashed, shown
+  // once), so the block is accepted and ignored.
+  api: z.unknown().optional(),
 });
 export type UpdateUserBody = z.infer<typeof UpdateUserBody>;
 

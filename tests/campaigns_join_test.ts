@@ -31,7 +31,7 @@ async function setCampaign(user: TestUser, id: number, campaignId: number | null
     await call("update-character", { id, campaign_id: campaignId, hp_current: 4 }, {
       token: await freshToken(user),
     }),
-  );
+  )[0];
 }
 
 test("create-campaign is refused at tier 0 and allowed at tier 1", async () => {

@@ -31,7 +31,7 @@ async function join(
 ) {
   const token = await freshToken(player);
   successData(await call("find-campaign", { join_key: campaign.join_key }, { token }));
-  const joined = successData(
+  const [joined] = successData(
     await call("update-character", { id: characterId, campaign_id: campaign.id }, { token }),
   );
   equal(joined.campaign_id, campaign.id);
@@ -40,7 +40,7 @@ async function join(
 test("update-character writes only the given fields and returns the character", async () => {
   const user = await makeUser();
   const created = await makeCharacter(user, { notes: { a: 1 }, hp_current: 5 });
-  const updated = successData(
+  const [updated] = successData(
     await call("update-character", {
       id: created.id,
       level: 2,
@@ -67,10 +67,10 @@ test("update-character requires an id", async () => {
   );
 });
 
-test("update-character with a current expected_updated_at writes; a stale one fails", async () => {
+test("update-character with a current expected_updated_at writes; a stale one answers __conflict", async () => {
   const user = await makeUser();
   const created = await makeCharacter(user);
-  const first = successData(
+  const [first] = successData(
     await call("update-character", {
       id: created.id,
       hp_current: 10,
@@ -83,8 +83,9 @@ test("update-character with a current expected_updated_at writes; a stale one fa
     hp_current: 99,
     expected_updated_at: created.updated_at,
   }, { token: user.access_token });
-  equal(failMessage(stale), "Character was changed since expected_updated_at");
-  equal(stale.body.data.character.id, created.id);
+  const conflict = successData(stale);
+  equal(conflict.__conflict, true);
+  equal(conflict.character.id, created.id);
   equal(stale.body.data.character.hp_current, 10);
   equal(stale.body.data.character.updated_at, first.updated_at);
   const [row] = await adminSql<{ hp_current: number }[]>`
@@ -92,34 +93,37 @@ test("update-character with a current expected_updated_at writes; a stale one fa
   equal(row?.hp_current, 10, "nothing was written");
 });
 
-test("update-character: not visible is not found; readable but not writable is refused", async () => {
+test("update-character answers __forbidden NOT_VISIBLE or WRITE_DENIED and writes nothing", async () => {
   const owner = await makeUser();
   const other = await makeUser();
   const hidden = await makeCharacter(owner);
   const shown = await makeCharacter(owner, { options: { is_public: true } });
-  equal(
-    failMessage(
+  deepStrictEqual(
+    successData(
       await call("update-character", { id: hidden.id, level: 3 }, { token: other.access_token }),
     ),
-    "Character not found",
+    { __forbidden: true, reason: "NOT_VISIBLE" },
   );
-  equal(
-    failMessage(
+  deepStrictEqual(
+    successData(
       await call("update-character", { id: shown.id, level: 3 }, { token: other.access_token }),
     ),
-    "You do not have access to this character",
+    { __forbidden: true, reason: "WRITE_DENIED" },
   );
+  const [kept] = await adminSql<{ level: number }[]>`
+    select level from public.character where id = ${shown.id}`;
+  equal(kept?.level, 1, "a refused write changes nothing");
   equal(
     failMessage(
       await call("create-character", { id: shown.id, level: 3 }, { token: other.access_token }),
     ),
     "You do not have access to this character",
   );
-  equal(
-    failMessage(
+  deepStrictEqual(
+    successData(
       await call("update-character", { id: 987654321, level: 3 }, { token: other.access_token }),
     ),
-    "Character not found",
+    { __forbidden: true, reason: "NOT_VISIBLE" },
   );
 });
 
@@ -177,7 +181,7 @@ test("find-character: a GM reads and writes the campaign's characters; players s
     [a.id, b.id],
   );
   equal(
-    successData(await call("update-character", { id: a.id, hp_current: 3 }, { token: gmToken }))
+    successData(await call("update-character", { id: a.id, hp_current: 3 }, { token: gmToken }))[0]
       .hp_current,
     3,
   );
@@ -198,7 +202,7 @@ test("an admin can read and write any character", async () => {
   const c = await makeCharacter(owner);
   const token = await freshToken(admin);
   equal(successData(await call("find-character", { id: c.id }, { token })).id, c.id);
-  equal(successData(await call("update-character", { id: c.id, level: 7 }, { token })).level, 7);
+  equal(successData(await call("update-character", { id: c.id, level: 7 }, { token }))[0].level, 7);
 });
 
 test("deleting an account deletes its characters", async () => {

@@ -247,7 +247,7 @@ test("delete-content: every type, owner only; others are refused, missing rows n
   const source = await homebrewSource(owner, { is_published: true });
   const hidden = await homebrewSource(owner, { is_published: false });
   const samples: Record<
-    Exclude<DeletableType, "content-source" | "encounter">,
+    Exclude<DeletableType, "content-source" | "encounter" | "character" | "campaign">,
     Record<string, unknown>
   > = {
     "trait": {},

@@ -64,7 +64,7 @@ test("a grant lets another user's client read and write the character as its own
   const found = successData(await call("find-character", { id }, { token: apiKey }));
   equal(found.id, id);
   equal(found.user_id, owner.user_id);
-  const updated = successData(
+  const [updated] = successData(
     await call("update-character", { id, hp_current: 17, inventory: { items: [{ n: 1 }] } }, {
       token: apiKey,
     }),
@@ -130,7 +130,7 @@ test("another user's key without a grant gets 403; the JWT owner is unaffected b
   // No grant exists for any client, and the owner's own session does not need one.
   equal(successData(await call("find-character", { id }, { token: owner.access_token })).id, id);
   equal(
-    successData(await call("update-character", { id, level: 9 }, { token: owner.access_token }))
+    successData(await call("update-character", { id, level: 9 }, { token: owner.access_token }))[0]
       .level,
     9,
   );

@@ -24,7 +24,7 @@ test("update-character and update-user still ignore keys they do not know", asyn
   const user = await makeUser();
   const token = await freshToken(user);
   const character = successData(await call("create-character", { name: "Lenient" }, { token }));
-  const updated = successData(
+  const [updated] = successData(
     await call("update-character", { id: character.id, hp_current: 3, not_a_field: 1 }, {
       token,
     }),

@@ -2,11 +2,16 @@ import { z } from "zod";
 import { Id } from "../common.ts";
 import { ContentRecordType } from "../enums.ts";
 
-/** Every type delete-content accepts (the search content types, hazards and encounters). */
+/**
+ * Every type delete-content accepts: the search content types, hazards, encounters, and the
+ * characters and campaigns the web client deletes through it.
+ */
 export const DeletableType = z.enum([
   ...ContentRecordType.options,
   "content-source",
   "encounter",
+  "character",
+  "campaign",
 ]);
 
 /** Body of delete-content. */

@@ -12,7 +12,15 @@ import { type Acting, type Tx, withApiKey, withRole } from "./db.ts";
 import { AfterCommit } from "./after_commit.ts";
 import { isPermissionRefusal, mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
-import { errorBody, Fail, failBody, jsonResponse, successBody, Unavailable } from "./envelope.ts";
+import {
+  errorBody,
+  ErrorReply,
+  Fail,
+  failBody,
+  jsonResponse,
+  successBody,
+  Unavailable,
+} from "./envelope.ts";
 import { log } from "./log.ts";
 import { consumeRateLimit, rateLimitHeaders, type WindowResult } from "./rate_limit.ts";
 import { parseJsonBody, readBodyCapped } from "./read_body.ts";
@@ -297,6 +305,7 @@ function answer(
   if (mapped instanceof Fail) {
     return jsonResponse(failBody(mapped), mapped.httpStatus, { ...headers, ...mapped.headers });
   }
+  if (mapped instanceof ErrorReply) return jsonResponse(errorBody(mapped.message), 200, headers);
   if (mapped instanceof Unavailable) {
     log.error("unavailable", { fn: name, request_id: requestId, reason: describe(mapped.cause) });
     return jsonResponse(errorBody(mapped.message), 503, { ...headers, "Retry-After": "5" });

@@ -30,6 +30,12 @@ const EnvSchema = z.object({
    * `deno task start` turns it on for the embedded database; never set it on a reachable server.
    */
   LOCAL_DEVELOPMENT: flag.default(false),
+  /** An OpenAI-compatible API (ending in `/v1`) for open-ai-request; unset, the endpoint refuses. */
+  OPENAI_BASE_URL: z.url().optional(),
+  /** The bearer for OPENAI_BASE_URL; never logged or returned. */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  /** The models a caller may name, comma-separated; the first is used when none is named. */
+  OPENAI_MODELS: z.string().min(1).default("gpt-4o-mini,gpt-4o"),
 });
 
 /**

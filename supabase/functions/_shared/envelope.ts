@@ -29,6 +29,17 @@ export class Unavailable extends Error {
   }
 }
 
+/**
+ * A server-side problem the caller is told about in a fixed sentence, such as an upstream service
+ * refusing: a JSend `error` with HTTP 200, the form the web client shows to the person.
+ */
+export class ErrorReply extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ErrorReply";
+  }
+}
+
 /** Builds a JSON response with CORS and the given extra headers. */
 export function jsonResponse(
   body: unknown,

@@ -1,12 +1,12 @@
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
-import { insertCharacter, updateCharacter } from "../_shared/characters/characters.ts";
+import { insertCharacter, updateCharacterOrFail } from "../_shared/characters/characters.ts";
 
 serve(endpoint("create-character", {
   characterGrant: (body) => body.id,
   run: async ({ body, tx }) => {
     const { id, ...patch } = body;
-    if (id !== undefined) return await updateCharacter(tx, id, patch);
+    if (id !== undefined) return await updateCharacterOrFail(tx, id, patch);
     // An API key may not create a character: the database refuses it with 403.
     return await insertCharacter(tx, patch);
   },

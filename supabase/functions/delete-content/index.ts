@@ -4,9 +4,16 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-/** The table (schema public) a type lives in: the registry's, and encounters. */
+/** The table (schema public) a type lives in: the registry's, or a play record's own. */
 function tableOf(type: DeletableType): string {
-  return type === "encounter" ? "encounter" : contentTypes[type].table;
+  switch (type) {
+    case "encounter":
+    case "character":
+    case "campaign":
+      return type;
+    default:
+      return contentTypes[type].table;
+  }
 }
 
 serve(endpoint("delete-content", {

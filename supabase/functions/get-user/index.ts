@@ -1,13 +1,23 @@
-import { OwnProfile, PublicProfile, supporterTierName } from "@shared/users.ts";
+import {
+  OwnProfile,
+  ProfileApiClient,
+  ProfileGameMaster,
+  PublicProfile,
+  supporterTierName,
+} from "@shared/users.ts";
 import { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
+import type { Tx } from "../_shared/db.ts";
 import { serve } from "../_shared/serve.ts";
 
-type ProfileRow = Omit<z.input<typeof OwnProfile>, "patreon"> & {
+type ProfileRow = Omit<z.input<typeof OwnProfile>, "patreon" | "api"> & {
   supporter_tier: number;
   gm_access_code: string | null;
 };
+
+type ApiClientRow = z.input<typeof ProfileApiClient>;
+type VirtualTier = NonNullable<z.input<typeof ProfileGameMaster>["virtual_tier"]>;
 
 /** Supporter level of the GAME-MASTER tier, the only one that runs a GM group. */
 const GAME_MASTER_LEVEL = 4;
@@ -27,17 +37,23 @@ serve(endpoint("get-user", {
         where u.user_id = (select auth.uid())`;
       if (!own) throw fail("User not found");
       const { supporter_tier, gm_access_code, ...profile } = own;
+      const virtualTier = await selectVirtualTier(tx);
       // The GM reads their group's code here to share it (more-endpoints §6); a code left from a
       // lapsed GAME-MASTER tier admits nobody, so it is not shown.
-      const gameMaster = supporter_tier >= GAME_MASTER_LEVEL
-        ? { access_code: gm_access_code }
+      const accessCode = supporter_tier >= GAME_MASTER_LEVEL ? gm_access_code : null;
+      const gameMaster = supporter_tier >= GAME_MASTER_LEVEL || virtualTier
+        ? { access_code: accessCode, ...(virtualTier ? { virtual_tier: virtualTier } : {}) }
         : null;
+      const clients = await tx<ApiClientRow[]>`
+        select id::text as id, name, description, created_at, last_used_at
+        from public.api_client where user_id = (select auth.uid()) order by id`;
       return {
         ...profile,
         patreon: { tier: supporterTierName(supporter_tier), game_master: gameMaster },
+        api: { clients },
       };
     }
-    const [other] = await tx<(Omit<z.input<typeof PublicProfile>, "patreon"> & {
+    const [other] = await tx<(Omit<z.input<typeof PublicProfile>, "patreon" | "api"> & {
       supporter_tier: number;
     })[]>`
       select id, user_id, created_at, display_name, image_url, background_image_url, site_theme,
@@ -45,10 +61,27 @@ serve(endpoint("get-user", {
       from private.public_profile(${body.id ?? null}, ${body._id ?? null})`;
     if (!other) throw fail("User not found");
     const { supporter_tier, ...profile } = other;
+    const clients = await tx<ApiClientRow[]>`
+      select id::text as id, name, description
+      from private.clients_granted_to_caller(${profile.user_id}::uuid)`;
     // Parsed here so that nothing beyond the public columns can ever reach the caller.
     return PublicProfile.parse({
       ...profile,
       patreon: { tier: supporterTierName(supporter_tier) },
+      api: { clients },
     });
   },
 }));
+
+/**
+ * The caller's membership in a GAME-MASTER's group, in the reference's `virtual_tier` shape, or
+ * null. The membership row is the member's to read; the GM's name comes from their public profile.
+ */
+async function selectVirtualTier(tx: Tx): Promise<VirtualTier | null> {
+  const [membership] = await tx<VirtualTier[]>`
+    select m.gm_user_id as game_master_user_id, m.added_at,
+           coalesce((select p.display_name from private.public_profile(m.gm_user_id, null) p), '')
+             as game_master_name
+    from public.gm_group_member m where m.user_id = (select auth.uid())`;
+  return membership ?? null;
+}

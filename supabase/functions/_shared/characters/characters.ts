@@ -3,6 +3,7 @@ import {
   CHARACTER_WRITABLE_FIELDS,
   type CharacterPatch,
   type FindCharacterBody,
+  type UpdateCharacterResult,
 } from "@shared/characters.ts";
 import type { z } from "zod";
 import type { Tx } from "../db.ts";
@@ -13,6 +14,20 @@ type CharacterRow = z.input<typeof Character>;
 
 /** Every column of a character, in the order of the resource. */
 const COLUMNS = Object.keys(Character.shape);
+
+/** The columns read as stored; `details` is read through `detailsAsSeen`. */
+const STORED_COLUMNS = COLUMNS.filter((column) => column !== "details");
+
+/**
+ * A character's `details` as the caller sees them: its owner also sees the API grants on it under
+ * `api_clients.client_access`, the web client's form (the database's helper decides who sees it).
+ */
+function detailsAsSeen(tx: Tx, alias?: string) {
+  return alias === undefined
+    ? tx`private.details_with_client_access(id, details) as details`
+    : tx`private.details_with_client_access(${tx(`${alias}.id`)}, ${tx(`${alias}.details`)})
+           as details`;
+}
 
 const JSON_COLUMNS: ReadonlySet<(typeof CHARACTER_WRITABLE_FIELDS)[number]> = new Set([
   "inventory",
@@ -47,16 +62,16 @@ export async function insertCharacter(tx: Tx, patch: CharacterPatch): Promise<Ch
 
 /**
  * Writes the given fields of a character (a partial update) when the caller may write it and,
- * with `expectedUpdatedAt`, only if nobody changed it since. A refusal is a fail: `Character not
- * found` (not visible), `You do not have access to this character` (visible, not writable), or
- * `Character was changed since expected_updated_at` with the current row in `data.character`.
+ * with `expectedUpdatedAt`, only if nobody changed it since. Answers in the web client's shapes
+ * (`UpdateCharacterResult`): `[row]` when written, else `__conflict` with the current row or
+ * `__forbidden` with the reason; a refusal writes nothing.
  */
 export async function updateCharacter(
   tx: Tx,
   id: number,
   patch: CharacterPatch,
   expectedUpdatedAt?: string,
-): Promise<CharacterRow> {
+): Promise<z.input<typeof UpdateCharacterResult>> {
   const values = columnValues(tx, patch, CHARACTER_WRITABLE_FIELDS, JSON_COLUMNS);
   const keys = Object.keys(values);
   // With nothing to write the row is still touched, so access and staleness are checked the same
@@ -67,16 +82,34 @@ export async function updateCharacter(
     update public.character set ${assignments}
     where id = ${id}
       and (${expected}::timestamptz is null or updated_at = ${expected}::timestamptz)
-    returning ${tx(COLUMNS)}`;
-  if (updated) return updated;
+    returning ${tx(STORED_COLUMNS)}, ${detailsAsSeen(tx)}`;
+  if (updated) return [updated];
 
   const [current] = await tx<(CharacterRow & { writable: boolean })[]>`
-    select ${tx(COLUMNS)}, private.can_write_character(id, user_id, campaign_id) as writable
+    select ${tx(STORED_COLUMNS)}, ${detailsAsSeen(tx)},
+           private.can_write_character(id, user_id, campaign_id) as writable
     from public.character where id = ${id}`;
-  if (!current) throw fail("Character not found");
+  if (!current) return { __forbidden: true, reason: "NOT_VISIBLE" };
   const { writable, ...character } = current;
-  if (!writable) throw fail("You do not have access to this character");
-  throw fail("Character was changed since expected_updated_at", { character });
+  if (!writable) return { __forbidden: true, reason: "WRITE_DENIED" };
+  return { __conflict: true, character };
+}
+
+/**
+ * The update path of create-character, in the interface's create-or-update form: the saved row,
+ * or a fail (`Character not found`, `You do not have access to this character`).
+ */
+export async function updateCharacterOrFail(
+  tx: Tx,
+  id: number,
+  patch: CharacterPatch,
+): Promise<CharacterRow> {
+  const result = await updateCharacter(tx, id, patch);
+  if (Array.isArray(result) && result[0]) return result[0];
+  if ("__forbidden" in result && result.reason === "NOT_VISIBLE") {
+    throw fail("Character not found");
+  }
+  throw fail("You do not have access to this character");
 }
 
 /**
@@ -95,7 +128,7 @@ export async function selectCharacters(tx: Tx, body: FindCharacterBody): Promise
               or private.owns_campaign(c.campaign_id) or (select private.is_admin()))`
     : tx`and ((select private.is_api_client_request()) or c.user_id = (select auth.uid()))`;
   return await tx<CharacterRow[]>`
-    select ${tx(COLUMNS.map((column) => `c.${column}`))}
+    select ${tx(STORED_COLUMNS.map((column) => `c.${column}`))}, ${detailsAsSeen(tx, "c")}
     from public.character c
     where true
       ${ids === null ? tx`` : tx`and c.id = any(${ids}::bigint[])`}
