@@ -130,3 +130,61 @@ Deno.test({
     }
   },
 });
+
+/** How long a call may take while the database is frozen (the reserve wait plus the deadline). */
+const FROZEN_PROMPT_MS = 12_000;
+
+Deno.test({
+  name: "database frozen or locked: calls answer 503 within seconds, and recover once it thaws",
+  ignore: !clusterFaults,
+  async fn() {
+    const cluster = await PostgresCluster.create();
+    let server: ServerProcess | null = null;
+    const sql = postgres(cluster.url, { max: 1, onnotice: () => {} });
+    try {
+      server = await ServerProcess.start({ DATABASE_URL: cluster.url, LOG_LEVEL: "silent" });
+      const account = await createAccount(sql, 4);
+      const find = () =>
+        post(server!.functionsUrl, "find-spell", { id: 1 }, {
+          token: account.token,
+          ip: randomIp(),
+          timeoutMs: HUNG_MS,
+        });
+      equal((await find()).status, 200);
+
+      // A statement that waits on a lock longer than the statement timeout is cancelled: 503.
+      const locked = sql.begin(async (tx) => {
+        await tx`lock table public.spell in access exclusive mode`;
+        const res = await find();
+        equal(res.status, 503, `locked: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+        equal(res.body.message, "Service temporarily unavailable");
+      });
+      await locked;
+      equal((await find()).status, 200, "served again once the lock is gone");
+
+      // Frozen postmaster and backends: sockets stay open, nothing answers.
+      const { postmaster, backends } = await cluster.pids();
+      ok(backends.length > 0, "the server holds connections");
+      cluster.signal([postmaster, ...backends], "SIGSTOP");
+      try {
+        const frozen = await Promise.all(Array.from({ length: 12 }, () => find()));
+        for (const res of frozen) {
+          equal(res.status, 503, `frozen: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+          ok(res.ms < FROZEN_PROMPT_MS, `frozen: answered in ${Math.round(res.ms)} ms`);
+        }
+      } finally {
+        cluster.signal([postmaster, ...backends], "SIGCONT");
+      }
+      await waitFor(
+        "a success after the database thaws",
+        async () => (await find()).status === 200,
+        20_000,
+        250,
+      );
+    } finally {
+      await server?.stop();
+      await sql.end({ timeout: 1 });
+      await cluster.destroy();
+    }
+  },
+});
