@@ -29,6 +29,7 @@ Deno.test("rate limiter: a lost Redis falls back to an in-process window, then t
       post(server.functionsUrl, "find-api-client", {}, { token: account.token, ip });
     const warnings = (event: string) =>
       server.logLines().filter((l) => l.event === event && l.level === "warn");
+    equal(warnings("rate_limit_not_shared").length, 0, "a shared store is configured");
 
     // With the store up, the JWT's window lives in Redis.
     for (let i = 1; i <= 3; i++) {
@@ -75,11 +76,29 @@ Deno.test("rate limiter: a lost Redis falls back to an in-process window, then t
       250,
     );
     equal(warnings("rate_limit_store_recovered").length, 1, "the recovery is logged");
-    // The same IP's fresh shared window admits it again: the in-process count is no longer used.
-    equal((await post(server.functionsUrl, "find-api-client", {}, { ip })).status, 401);
+    // The restarted store's window for that IP is empty, but the budget it spent during the outage
+    // still counts: the returning store does not hand out a second one.
+    equal((await post(server.functionsUrl, "find-api-client", {}, { ip })).status, 429);
+    // A caller the outage never saw is counted in the shared window again.
+    equal((await post(server.functionsUrl, "find-api-client", {}, { ip: randomIp() })).status, 401);
   } finally {
     await server.stop();
     await redis.kill();
+    await database.cleanup();
+  }
+});
+
+Deno.test("rate limiter: without a shared store, the start says once that budgets are per process", async () => {
+  const database = await defaultTestDatabase();
+  const server = await ServerProcess.start({ ...database.env });
+  try {
+    const lines = server.logLines().filter((l) => l.event === "rate_limit_not_shared");
+    equal(lines.length, 1, server.output.slice(0, 2000));
+    equal(lines[0]!.level, "warn");
+    ok(/N processes allow N times each limit/.test(String(lines[0]!.message)));
+    ok(/restart starts every window afresh/.test(String(lines[0]!.message)));
+  } finally {
+    await server.stop();
     await database.cleanup();
   }
 });

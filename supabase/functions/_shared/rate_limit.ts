@@ -39,8 +39,11 @@ function sharedStore(): RatelimitRedis | null {
 }
 
 /**
- * Sliding windows per bucket kind in the shared store, with in-process windows that take over
- * while the store is unreachable (logged once per outage) so requests keep being served.
+ * Sliding windows per bucket kind in the shared store, with in-process windows that count every
+ * request too. While the store is unreachable (logged once per outage) the in-process windows
+ * decide alone, so requests keep being served; once it returns, a caller refused by either is
+ * refused, so a store that comes back empty does not hand out a second budget. The in-process
+ * count of one process never exceeds the shared count of all, so it refuses no one early.
  */
 class BucketLimiter {
   readonly #shared: Record<BucketKind, WindowLimiter> | null;
@@ -64,12 +67,16 @@ class BucketLimiter {
   async limit(kind: BucketKind, identifier: string): Promise<WindowResult> {
     if (this.#shared && Date.now() >= this.#storeDownUntil) {
       try {
-        const result = await this.#shared[kind].limit(identifier);
+        const shared = await this.#shared[kind].limit(identifier);
         if (this.#storeDownUntil !== 0) {
           this.#storeDownUntil = 0;
           log.warn("rate_limit_store_recovered", {});
         }
-        return result;
+        if (!shared.success) return shared;
+        const local = await this.#local[kind].limit(identifier);
+        return local.success
+          ? { ...shared, remaining: Math.min(shared.remaining, local.remaining) }
+          : local;
       } catch (e) {
         if (this.#storeDownUntil === 0) {
           log.warn("rate_limit_store_unreachable", { reason: errorText(e) });
@@ -89,7 +96,15 @@ function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-const sharedLimiter = new BucketLimiter(sharedStore(), env.RATE_LIMIT_PREFIX);
+const store = sharedStore();
+if (!store) {
+  log.warn("rate_limit_not_shared", {
+    message: "No shared rate-limit store is configured (UPSTASH_REDIS_REST_URL and " +
+      "UPSTASH_REDIS_REST_TOKEN, or REDIS_URL): every process counts its own budget, so N " +
+      "processes allow N times each limit, and a restart starts every window afresh.",
+  });
+}
+const sharedLimiter = new BucketLimiter(store, env.RATE_LIMIT_PREFIX);
 const inProcessLimiter = new BucketLimiter(null, env.RATE_LIMIT_PREFIX);
 
 /**
