@@ -8,6 +8,7 @@ import { waitFor } from "./support/free_port.ts";
 import { post, randomIp } from "./support/http.ts";
 import { RedisServer } from "./support/redis_server.ts";
 import { ServerProcess } from "./support/server_process.ts";
+import { UpstashStandIn } from "./support/upstash_stand_in.ts";
 import { defaultTestDatabase } from "./support/test_database.ts";
 
 /** The limiter retries the store this long after a failure (STORE_RETRY_MS in rate_limit.ts). */
@@ -99,6 +100,99 @@ Deno.test("rate limiter: without a shared store, the start says once that budget
     ok(/restart starts every window afresh/.test(String(lines[0]!.message)));
   } finally {
     await server.stop();
+    await database.cleanup();
+  }
+});
+
+Deno.test("rate limiter through Upstash's REST format: exact budgets, and slow, failing or absent answers fall back promptly", async () => {
+  const redis = await RedisServer.start();
+  const upstash = UpstashStandIn.start(redis.url);
+  const database = await defaultTestDatabase();
+  const prefix = `fault-${crypto.randomUUID()}`;
+  const server = await ServerProcess.start({
+    ...database.env,
+    ...upstash.env,
+    RATE_LIMIT_PREFIX: prefix,
+  });
+  try {
+    const sql = await database.connect();
+    const account = await createAccount(sql).finally(() => sql.end());
+    const find = (ip = randomIp()) =>
+      post(server.functionsUrl, "find-api-client", {}, { token: account.token, ip });
+    const warnings = (event: string) =>
+      server.logLines().filter((l) => l.event === event && l.level === "warn");
+    const prompt = async (what: string) => {
+      const res = await find();
+      equal(res.status, 200, `${what}: ${JSON.stringify(res.body)}`);
+      equal(res.body.status, "success");
+      ok(res.ms < 1_500, `${what}: answered in ${Math.round(res.ms)} ms`);
+    };
+    const recovered = async (times: number) => {
+      await waitFor(
+        "the limiter to use the store again",
+        async () => {
+          equal((await find()).body.status, "success");
+          return warnings("rate_limit_store_recovered").length >= times;
+        },
+        STORE_RETRY_MS + 5_000,
+        250,
+      );
+    };
+    equal(warnings("rate_limit_not_shared").length, 0, "the REST store counts as shared");
+
+    // Served through the REST format: the JWT's window lives in the Redis behind it.
+    for (let i = 1; i <= 3; i++) {
+      const res = await find();
+      equal(res.body.status, "success");
+      equal(res.headers.get("x-ratelimit-limit"), "240");
+      equal(res.headers.get("x-ratelimit-remaining"), String(240 - i));
+    }
+    const restCalls = [...upstash.received.values()].reduce((a, b) => a + b, 0);
+    ok(restCalls >= 3, "the limiter called the REST endpoints (/pipeline with auto-pipelining)");
+    ok((await redis.keys(`${prefix}:*`)).length > 0, "the window keys are in Redis");
+    // The per-IP budget is exact: 30, then 429 with Retry-After.
+    const ip = randomIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) {
+      statuses.push((await post(server.functionsUrl, "find-api-client", {}, { ip })).status);
+    }
+    deepStrictEqual(statuses.slice(0, 30), Array(30).fill(401));
+    equal(statuses[30], 429);
+
+    // Slow answers: the call does not wait for them.
+    upstash.fault = { kind: "slow", delayMs: 4_000 };
+    await prompt("store answering slowly");
+    equal(warnings("rate_limit_store_unreachable").length, 1);
+    upstash.fault = { kind: "none" };
+    await recovered(1);
+
+    // Error answers (HTTP 500 with an `{error}` body): no retries that hold the call.
+    upstash.fault = { kind: "error", status: 500, message: "ERR internal" };
+    await prompt("store answering errors");
+    equal(warnings("rate_limit_store_unreachable").length, 2);
+    upstash.fault = { kind: "none" };
+    await recovered(2);
+
+    // Unreachable: the in-process window limits, and its count holds once the store returns.
+    await upstash.down();
+    await prompt("store unreachable");
+    const outageIp = randomIp();
+    for (let i = 0; i < 30; i++) {
+      equal((await post(server.functionsUrl, "find-api-client", {}, { ip: outageIp })).status, 401);
+    }
+    equal((await post(server.functionsUrl, "find-api-client", {}, { ip: outageIp })).status, 429);
+    upstash.resume();
+    await recovered(3);
+    equal(
+      (await post(server.functionsUrl, "find-api-client", {}, { ip: outageIp })).status,
+      429,
+      "the budget spent during the outage still counts",
+    );
+    equal((await post(server.functionsUrl, "find-api-client", {}, { ip })).status, 429);
+  } finally {
+    await server.stop();
+    await upstash.close();
+    await redis.kill();
     await database.cleanup();
   }
 });

@@ -10,6 +10,8 @@ export interface ServerEnv {
   /** Embedded data folder (required without DATABASE_URL). */
   DATA_DIR?: string;
   REDIS_URL?: string;
+  UPSTASH_REDIS_REST_URL?: string;
+  UPSTASH_REDIS_REST_TOKEN?: string;
   DATABASE_POOL_SIZE?: string;
   RATE_LIMIT_PREFIX?: string;
   LOG_LEVEL?: "info" | "silent";

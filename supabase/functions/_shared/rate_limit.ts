@@ -21,6 +21,8 @@ export const bucketLimits: Readonly<Record<BucketKind, number>> = {
 };
 
 const WINDOW_MS = 60_000;
+/** Longest a call to the shared store may take before the in-process window decides instead. */
+const STORE_TIMEOUT_MS = 1_000;
 /** After the shared store fails, how long to use the in-process window before trying it again. */
 const STORE_RETRY_MS = 5_000;
 
@@ -28,12 +30,21 @@ type RatelimitRedis = ConstructorParameters<typeof Ratelimit>[0]["redis"];
 
 function sharedStore(): RatelimitRedis | null {
   if (env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN) {
-    return new Redis({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN });
+    return new Redis({
+      url: env.UPSTASH_REDIS_REST_URL,
+      token: env.UPSTASH_REDIS_REST_TOKEN,
+      // By default @upstash/redis retries a failed fetch 5 times over about 4 s and waits for an
+      // answer without limit; a request must not wait on the limiter that long. A signal given
+      // as a function makes a timeout throw (a plain signal is turned into a made-up result).
+      retry: { retries: 0 },
+      signal: () => AbortSignal.timeout(STORE_TIMEOUT_MS),
+      enableTelemetry: false,
+    });
   }
   if (env.REDIS_URL) {
     // RedisTcp provides the calls the sliding window makes (evalsha, eval, get, set) with the
     // same argument shapes; its types are narrower than @upstash/redis's generic signatures.
-    return new RedisTcp(env.REDIS_URL) as unknown as RatelimitRedis;
+    return new RedisTcp(env.REDIS_URL, STORE_TIMEOUT_MS) as unknown as RatelimitRedis;
   }
   return null;
 }
@@ -59,6 +70,9 @@ class BucketLimiter {
           limiter: Ratelimit.slidingWindow(bucketLimits[kind], "60 s"),
           prefix: `${prefix}:${kind}`,
           ephemeralCache: false,
+          // Its own timeout (5 s by default) answers "allowed, limit 0" without an error, so a
+          // slow store would silently stop limiting; the store's timeout above throws instead.
+          timeout: 0,
         })
       )
       : null;
