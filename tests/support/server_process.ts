@@ -53,13 +53,25 @@ export class ServerProcess {
   /** Starts the server and waits for its ready line (migrations included). */
   static async start(
     env: ServerEnv,
-    options: { timeoutMs?: number; denoFlags?: string[] } = {},
+    options: { timeoutMs?: number; denoFlags?: string[]; openFiles?: [number, number] } = {},
   ): Promise<ServerProcess> {
     const timeoutMs = options.timeoutMs ?? 120_000;
     const inherited = Deno.env.toObject();
     for (const name of CONTROLLED) delete inherited[name];
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--no-check", ...(options.denoFlags ?? []), "scripts/start.ts"],
+    const deno = [
+      Deno.execPath(),
+      "run",
+      "-A",
+      "--no-check",
+      ...(options.denoFlags ?? []),
+      "scripts/start.ts",
+    ];
+    // `prlimit` execs the server in place, so the process id stays the server's.
+    const argv = options.openFiles
+      ? ["prlimit", `--nofile=${options.openFiles[0]}:${options.openFiles[1]}`, "--", ...deno]
+      : deno;
+    const child = new Deno.Command(argv[0]!, {
+      args: argv.slice(1),
       cwd: root.pathname,
       clearEnv: true,
       env: {
