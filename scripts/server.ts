@@ -27,6 +27,8 @@ export interface RunningServer {
 
 /** How long close() waits for in-flight requests before shutting down regardless. */
 const DRAIN_TIMEOUT_MS = 25_000;
+/** After the drain, how long the HTTP server and the pool get to close before close() returns. */
+const SHUTDOWN_GRACE_MS = 2_000;
 
 /** The answer to a request that arrives while the server is shutting down. */
 function shuttingDown(): Response {
@@ -34,6 +36,16 @@ function shuttingDown(): Response {
     status: 503,
     headers: { "Retry-After": "5", Connection: "close" },
   });
+}
+
+/** Waits for `promise`, or for `ms` at most, whichever ends first. */
+async function within(ms: number, promise: Promise<unknown>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    promise.catch(() => {}),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
 }
 
 /** Names of the function folders (hyphenated, no leading underscore) that have an index.ts. */
@@ -133,8 +145,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         });
         clearTimeout(timer);
       }
-      await server.shutdown();
-      await sql.end({ timeout: 5 });
+      // A handler that never ends must not keep the process alive: shutdown() would wait for it.
+      await within(SHUTDOWN_GRACE_MS, server.shutdown());
+      await within(SHUTDOWN_GRACE_MS, sql.end({ timeout: 1 }));
       await database.close();
     },
   };

@@ -10,6 +10,8 @@ export interface ServerEnv {
   /** Embedded data folder (required without DATABASE_URL). */
   DATA_DIR?: string;
   REDIS_URL?: string;
+  UPSTASH_REDIS_REST_URL?: string;
+  UPSTASH_REDIS_REST_TOKEN?: string;
   DATABASE_POOL_SIZE?: string;
   RATE_LIMIT_PREFIX?: string;
   LOG_LEVEL?: "info" | "silent";
@@ -58,7 +60,7 @@ export class ServerProcess {
   /** Starts the server and waits for its ready line (migrations included). */
   static async start(
     env: ServerEnv,
-    options: { timeoutMs?: number; denoFlags?: string[] } = {},
+    options: { timeoutMs?: number; denoFlags?: string[]; openFiles?: [number, number] } = {},
   ): Promise<ServerProcess> {
     const timeoutMs = options.timeoutMs ?? 120_000;
     const inherited = Deno.env.toObject();
@@ -74,8 +76,20 @@ export class ServerProcess {
       ...env,
     };
     if (childEnv.LOCAL_DEVELOPMENT === "unset") delete childEnv.LOCAL_DEVELOPMENT;
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--no-check", ...(options.denoFlags ?? []), "scripts/start.ts"],
+    const deno = [
+      Deno.execPath(),
+      "run",
+      "-A",
+      "--no-check",
+      ...(options.denoFlags ?? []),
+      "scripts/start.ts",
+    ];
+    // `prlimit` execs the server in place, so the process id stays the server's.
+    const argv = options.openFiles
+      ? ["prlimit", `--nofile=${options.openFiles[0]}:${options.openFiles[1]}`, "--", ...deno]
+      : deno;
+    const child = new Deno.Command(argv[0]!, {
+      args: argv.slice(1),
       cwd: root.pathname,
       clearEnv: true,
       env: childEnv,

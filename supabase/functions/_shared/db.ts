@@ -6,34 +6,117 @@ import { isConnectionError } from "./db_errors.ts";
 /** A transaction handle: every query a request makes runs through one. */
 export type Tx = postgres.Sql;
 
-/** The process-wide connection pool, built once at module scope. */
-export const sql: postgres.Sql = postgres(databaseUrl(), {
-  max: env.DATABASE_POOL_SIZE,
-  idle_timeout: 30,
-  connect_timeout: 5,
-  // postgres.js waits up to 20 s between reconnect attempts after repeated failures, and queued
-  // queries wait with it; capped at half a second, a call fails fast (503) while the database is
-  // down and the pool reconnects within a moment of it returning.
-  backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
-  onnotice: () => {},
-  connection: { application_name: "rpg-builder-api", TimeZone: "UTC" },
-  types: {
-    // Spec ids are integers; bigint columns come back as numbers (safe below 2^53).
-    int8: {
-      to: 20,
-      from: [20],
-      serialize: (x: number) => String(x),
-      parse: (x: string) => Number(x),
+/** Longest a statement may run in Postgres before it cancels it (a connection parameter). */
+const STATEMENT_TIMEOUT_MS = 5_000;
+/** Longest a transaction may sit idle between statements before Postgres ends its session. */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
+/** Longest a request waits for a connection of its own. */
+const RESERVE_WAIT_MS = 3_000;
+/**
+ * Longest a request transaction may take from the moment it has its connection. A database that
+ * is frozen (not down: its sockets stay open) runs no statement timeout, so this bound is kept
+ * here: past it, the connection is dropped and the request answers 503.
+ */
+const TRANSACTION_DEADLINE_MS = 7_000;
+
+function openPool(): postgres.Sql {
+  return postgres(databaseUrl(), {
+    max: env.DATABASE_POOL_SIZE,
+    idle_timeout: 30,
+    connect_timeout: 5,
+    // postgres.js waits up to 20 s between reconnect attempts after repeated failures, and queued
+    // queries wait with it; capped at half a second, a call fails fast (503) while the database is
+    // down and the pool reconnects within a moment of it returning.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
+    onnotice: () => {},
+    connection: {
+      application_name: "rpg-builder-api",
+      TimeZone: "UTC",
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     },
-    // Timestamps stay ISO 8601 strings with full precision, so they round-trip exactly.
-    timestamptz: {
-      to: 1184,
-      from: [1184],
-      serialize: (x: string) => x,
-      parse: (x: string) => x.replace(" ", "T").replace(/\+00(:00)?$/, "Z"),
+    types: {
+      // Spec ids are integers; bigint columns come back as numbers (safe below 2^53).
+      int8: {
+        to: 20,
+        from: [20],
+        serialize: (x: number) => String(x),
+        parse: (x: string) => Number(x),
+      },
+      // Timestamps stay ISO 8601 strings with full precision, so they round-trip exactly.
+      timestamptz: {
+        to: 1184,
+        from: [1184],
+        serialize: (x: string) => x,
+        parse: (x: string) => x.replace(" ", "T").replace(/\+00(:00)?$/, "Z"),
+      },
     },
-  },
-});
+  });
+}
+
+/**
+ * The current pool. postgres.js 3.4.9 can lose track of reservations when connections close
+ * while callers wait for one (a waiting `reserve()` is handed to a reconnect that drops it, and a
+ * refused one stays queued and later swallows a connection): after a restart under load,
+ * requests waited forever and the pool shrank to nothing. `reserveConnection` bounds the wait and
+ * replaces the pool when it has stopped handing out connections it has.
+ */
+let pool = openPool();
+/** Reservations handed out by the current pool and not yet given back. */
+let held = 0;
+let replacedAt = 0;
+
+/** The process-wide connection pool (whichever pool is current), built once at module scope. */
+export const sql: postgres.Sql = new Proxy(pool, {
+  apply: (_target, self, args) => Reflect.apply(pool, self, args),
+  get: (_target, property) => Reflect.get(pool, property, pool),
+}) as postgres.Sql;
+
+/** Ends the current pool and opens a new one; requests still on the old one answer 503. */
+function replacePool(): void {
+  const old = pool;
+  pool = openPool();
+  held = 0;
+  replacedAt = Date.now();
+  // Terminates its connections and refuses whatever still waits on it.
+  old.end({ timeout: 0 }).catch(() => {});
+}
+
+/** A connection of the caller's own, within RESERVE_WAIT_MS, or a connection error (503). */
+async function reserveConnection(): Promise<{ reserved: postgres.ReservedSql; give: () => void }> {
+  const from = pool;
+  const reserving = from.reserve();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<null>((
+    resolve,
+  ) => (timer = setTimeout(resolve, RESERVE_WAIT_MS, null)));
+  const reserved = await Promise.race([reserving, timedOut]).finally(() => clearTimeout(timer));
+  if (reserved === null) {
+    // One that arrives after all goes straight back.
+    reserving.then((late) => late.release(), () => {});
+    // Waiting while the pool holds fewer reservations than connections means it lost some.
+    if (
+      from === pool && held < env.DATABASE_POOL_SIZE && Date.now() - replacedAt > RESERVE_WAIT_MS
+    ) {
+      replacePool();
+    }
+    throw connectionError("No database connection became free in time");
+  }
+  if (from === pool) held++;
+  let given = false;
+  return {
+    reserved,
+    give: () => {
+      if (given) return;
+      given = true;
+      if (from === pool) held--;
+    },
+  };
+}
+
+function connectionError(message: string): Error {
+  return Object.assign(new Error(message), { code: "CONNECT_TIMEOUT" });
+}
 
 /** Whom a transaction acts as: a user's claims, nobody (anon), or the service role. */
 export type Acting = { role: "authenticated"; claims: Claims } | { role: "anon" } | {
@@ -87,32 +170,35 @@ async function inTransaction<O extends postgres.Row[], T>(
   open: (tx: postgres.Sql) => postgres.PendingQuery<O>,
   fn: (tx: Tx) => Promise<T>,
 ): Promise<{ value: T; opened: O }> {
-  const reserved = await sql.reserve();
+  const { reserved, give } = await reserveConnection();
   const watch = new ConnectionWatch();
-  const begun = reserved.unsafe("begin", [], watch.options).execute();
-  const opening = open(reserved).execute();
-  // Handled below, once `fn` has finished: an opening error outranks what it caused in `fn`.
-  begun.catch(() => {});
-  opening.catch(() => {});
+  const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
+  try {
+    const begun = reserved.unsafe("begin", [], watch.options).execute();
+    const opening = open(reserved).execute();
+    // Handled below, once `fn` has finished: an opening error outranks what it caused in `fn`.
+    begun.catch(() => {});
+    opening.catch(() => {});
 
-  let outcome: { value: T } | { error: unknown };
-  try {
-    outcome = { value: await fn(guard(reserved, watch)) };
-  } catch (error) {
-    outcome = { error: watch.seen(error) };
-  }
-  const started = await Promise.allSettled([begun, opening]);
-  const refusal = started.find((s) => s.status === "rejected")?.reason;
-  try {
+    let outcome: { value: T } | { error: unknown };
+    try {
+      outcome = { value: await Promise.race([fn(guard(reserved, watch)), deadline]) };
+    } catch (error) {
+      outcome = { error: watch.seen(error) };
+    }
+    const started = await Promise.race([Promise.allSettled([begun, opening]), deadline]);
+    const refusal = started.find((s) => s.status === "rejected")?.reason;
     if (refusal !== undefined || "error" in outcome) {
-      if (!watch.lost) await reserved.unsafe("rollback").catch(() => {});
+      if (!watch.lost) await Promise.race([reserved.unsafe("rollback"), deadline]).catch(() => {});
       throw watch.seen(refusal ?? ("error" in outcome ? outcome.error : undefined));
     }
-    await reserved.unsafe("commit").catch((e) => {
+    await Promise.race([reserved.unsafe("commit"), deadline]).catch((e) => {
       throw watch.seen(e);
     });
     return { value: outcome.value, opened: await opening };
   } finally {
+    watch.stopDeadline();
+    give();
     // A connection that closed goes back to the pool as closed (postgres.js reconnects it);
     // releasing it would hand it out as open.
     if (!watch.lost) {
@@ -125,6 +211,7 @@ async function inTransaction<O extends postgres.Row[], T>(
 /** The part of postgres.js's connection object the watch uses. */
 interface PoolConnection {
   onclose: ((error: unknown) => void) | null;
+  terminate(): void;
 }
 
 /**
@@ -155,6 +242,29 @@ class ConnectionWatch {
 
   detach(): void {
     if (this.#connection) this.#connection.onclose = null;
+  }
+
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * A promise that never resolves and rejects after `ms` with a connection error, having dropped
+   * the connection: whatever waits on it (a frozen database answers nothing) is refused at once,
+   * and the connection is never reused.
+   */
+  deadline(ms: number): Promise<never> {
+    const expired = new Promise<never>((_, reject) => {
+      this.#timer = setTimeout(() => {
+        this.lost = true;
+        this.#connection?.terminate();
+        reject(connectionError(`The database did not finish the transaction within ${ms} ms`));
+      }, ms);
+    });
+    expired.catch(() => {});
+    return expired;
+  }
+
+  stopDeadline(): void {
+    clearTimeout(this.#timer);
   }
 }
 

@@ -51,7 +51,8 @@ export function mapDatabaseError(e: unknown): unknown {
   if (e instanceof Fail || typeof e !== "object" || e === null) return e;
   const err = e as PgErrorFields;
   const code = err.code ?? "";
-  if (isConnectionError(e)) return new Unavailable(e);
+  // 57014: cancelled by the statement timeout (or a shutdown); the caller may retry later.
+  if (isConnectionError(e) || code === "57014") return new Unavailable(e);
   // PostgREST's convention: a function raises SQLSTATE PTxxx to answer with HTTP status xxx.
   if (code === "PT401" || code === "PT403") {
     return new Fail(err.message ?? "Not allowed", code === "PT401" ? 401 : 403);

@@ -21,6 +21,8 @@ export const bucketLimits: Readonly<Record<BucketKind, number>> = {
 };
 
 const WINDOW_MS = 60_000;
+/** Longest a call to the shared store may take before the in-process window decides instead. */
+const STORE_TIMEOUT_MS = 1_000;
 /** After the shared store fails, how long to use the in-process window before trying it again. */
 const STORE_RETRY_MS = 5_000;
 
@@ -28,19 +30,31 @@ type RatelimitRedis = ConstructorParameters<typeof Ratelimit>[0]["redis"];
 
 function sharedStore(): RatelimitRedis | null {
   if (env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN) {
-    return new Redis({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN });
+    return new Redis({
+      url: env.UPSTASH_REDIS_REST_URL,
+      token: env.UPSTASH_REDIS_REST_TOKEN,
+      // By default @upstash/redis retries a failed fetch 5 times over about 4 s and waits for an
+      // answer without limit; a request must not wait on the limiter that long. A signal given
+      // as a function makes a timeout throw (a plain signal is turned into a made-up result).
+      retry: { retries: 0 },
+      signal: () => AbortSignal.timeout(STORE_TIMEOUT_MS),
+      enableTelemetry: false,
+    });
   }
   if (env.REDIS_URL) {
     // RedisTcp provides the calls the sliding window makes (evalsha, eval, get, set) with the
     // same argument shapes; its types are narrower than @upstash/redis's generic signatures.
-    return new RedisTcp(env.REDIS_URL) as unknown as RatelimitRedis;
+    return new RedisTcp(env.REDIS_URL, STORE_TIMEOUT_MS) as unknown as RatelimitRedis;
   }
   return null;
 }
 
 /**
- * Sliding windows per bucket kind in the shared store, with in-process windows that take over
- * while the store is unreachable (logged once per outage) so requests keep being served.
+ * Sliding windows per bucket kind in the shared store, with in-process windows that count every
+ * request too. While the store is unreachable (logged once per outage) the in-process windows
+ * decide alone, so requests keep being served; once it returns, a caller refused by either is
+ * refused, so a store that comes back empty does not hand out a second budget. The in-process
+ * count of one process never exceeds the shared count of all, so it refuses no one early.
  */
 class BucketLimiter {
   readonly #shared: Record<BucketKind, WindowLimiter> | null;
@@ -56,6 +70,9 @@ class BucketLimiter {
           limiter: Ratelimit.slidingWindow(bucketLimits[kind], "60 s"),
           prefix: `${prefix}:${kind}`,
           ephemeralCache: false,
+          // Its own timeout (5 s by default) answers "allowed, limit 0" without an error, so a
+          // slow store would silently stop limiting; the store's timeout above throws instead.
+          timeout: 0,
         })
       )
       : null;
@@ -64,12 +81,16 @@ class BucketLimiter {
   async limit(kind: BucketKind, identifier: string): Promise<WindowResult> {
     if (this.#shared && Date.now() >= this.#storeDownUntil) {
       try {
-        const result = await this.#shared[kind].limit(identifier);
+        const shared = await this.#shared[kind].limit(identifier);
         if (this.#storeDownUntil !== 0) {
           this.#storeDownUntil = 0;
           log.warn("rate_limit_store_recovered", {});
         }
-        return result;
+        if (!shared.success) return shared;
+        const local = await this.#local[kind].limit(identifier);
+        return local.success
+          ? { ...shared, remaining: Math.min(shared.remaining, local.remaining) }
+          : local;
       } catch (e) {
         if (this.#storeDownUntil === 0) {
           log.warn("rate_limit_store_unreachable", { reason: errorText(e) });
@@ -89,7 +110,15 @@ function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-const sharedLimiter = new BucketLimiter(sharedStore(), env.RATE_LIMIT_PREFIX);
+const store = sharedStore();
+if (!store) {
+  log.warn("rate_limit_not_shared", {
+    message: "No shared rate-limit store is configured (UPSTASH_REDIS_REST_URL and " +
+      "UPSTASH_REDIS_REST_TOKEN, or REDIS_URL): every process counts its own budget, so N " +
+      "processes allow N times each limit, and a restart starts every window afresh.",
+  });
+}
+const sharedLimiter = new BucketLimiter(store, env.RATE_LIMIT_PREFIX);
 const inProcessLimiter = new BucketLimiter(null, env.RATE_LIMIT_PREFIX);
 
 /**

@@ -3,6 +3,13 @@ import { refusals } from "./refusals.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
+/**
+ * Longest a body may take to arrive. A client that trickles or stalls its upload holds a socket
+ * and the bytes read so far; thousands of them grew the process by hundreds of megabytes and
+ * were never closed.
+ */
+export const BODY_TIMEOUT_MS = 10_000;
+
 /** Reads a request body as text, refusing with 413 once more than `maxBytes` would be read. */
 export async function readBodyCapped(req: Request, maxBytes: number): Promise<string> {
   if (req.body === null) return "";
@@ -12,9 +19,16 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<st
   const declared = req.headers.has("transfer-encoding") ? null : req.headers.get("content-length");
   const length = declared === null ? NaN : Number(declared);
   if (length > maxBytes) throw refusals.bodyTooLarge(maxBytes);
-  const bytes = Number.isSafeInteger(length)
-    ? new Uint8Array(await req.arrayBuffer().catch(unreadable))
-    : await readStreamCapped(req.body, maxBytes);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(tooSlow()), BODY_TIMEOUT_MS);
+  });
+  const bytes = await Promise.race([
+    Number.isSafeInteger(length)
+      ? req.arrayBuffer().then((b) => new Uint8Array(b), unreadable)
+      : readStreamCapped(req.body, maxBytes),
+    late,
+  ]).finally(() => clearTimeout(timer));
   try {
     return utf8.decode(bytes);
   } catch {
@@ -55,6 +69,15 @@ async function readStreamCapped(
 /** The client went away mid-upload: its fault, not the server's. */
 function unreadable(): never {
   throw new Fail("Invalid request body: the body could not be read to its end", 400);
+}
+
+function tooSlow(): Fail {
+  return new Fail(
+    `Invalid request body: the body did not arrive within ${BODY_TIMEOUT_MS / 1000} s`,
+    400,
+    {},
+    { Connection: "close" },
+  );
 }
 
 /** The deepest nesting of arrays and objects a body may have. */
