@@ -42,7 +42,11 @@ interface Case {
 
 const SIGNED_IN: Role[] = ["stranger", "owner", "gm", "admin", "api_client"];
 const NOBODY: Role[] = [];
-const IMAGE_PATH = `${"0".repeat(8)}-0000-0000-0000-${"0".repeat(12)}/${"a".repeat(64)}.png`;
+/** Published content: signed-out visitors (the anon key) read it too. */
+const EVERYONE: Role[] = ["anon", ...SIGNED_IN];
+const IMAGE_NAME = `${"a".repeat(64)}.png`;
+/** An upload's path starts with its owner's id (a constraint); SQL for the acting user's path. */
+const OWN_IMAGE_PATH = `(select auth.uid())::text || '/${IMAGE_NAME}'`;
 
 const CASES: Case[] = [
   // Profiles: each user their own row and its presentational columns only.
@@ -200,7 +204,7 @@ const CASES: Case[] = [
     command: "insert",
     sql: () =>
       `insert into public.uploaded_file (bucket, path, content_type, byte_size)
-       values ('backgrounds', '${IMAGE_PATH}', 'image/png', 10)`,
+       values ('backgrounds', ${OWN_IMAGE_PATH}, 'image/png', 10)`,
     allowed: ["owner", "gm", "api_client"],
   },
   {
@@ -208,7 +212,7 @@ const CASES: Case[] = [
     command: "insert",
     sql: (f) =>
       `insert into public.uploaded_file (user_id, bucket, path, content_type, byte_size)
-       values ('${f.stranger}', 'backgrounds', '${IMAGE_PATH}', 'image/png', 10)`,
+       values ('${f.stranger}', 'backgrounds', '${f.stranger}/${IMAGE_NAME}', 'image/png', 10)`,
     allowed: NOBODY,
   },
   ...["byte_size = 1", "path = path", "user_id = user_id"].map((set): Case => ({
@@ -229,7 +233,7 @@ const CASES: Case[] = [
     table: "content_source",
     command: "select",
     sql: (f) => `select 1 from public.content_source where id = ${f.source}`,
-    allowed: SIGNED_IN,
+    allowed: EVERYONE,
   },
   {
     table: "content_source",
@@ -271,7 +275,7 @@ const CASES: Case[] = [
     table: "spell",
     command: "select",
     sql: (f) => `select 1 from public.spell where id = ${f.spell}`,
-    allowed: SIGNED_IN,
+    allowed: EVERYONE,
   },
   {
     table: "spell",
@@ -387,8 +391,9 @@ const CASES: Case[] = [
   {
     table: "character",
     command: "update",
+    // An API client changes only stats and inventory, as the consent screen lists.
     sql: (f) => `update public.character set name = 'Renamed' where id = ${f.character}`,
-    allowed: ["owner", "gm", "admin", "api_client"],
+    allowed: ["owner", "gm", "admin"],
   },
   ...["user_id = user_id", "created_at = now()", "updated_at = now()"].map((set): Case => ({
     table: "character",
@@ -571,7 +576,7 @@ async function arrange(tx: postgres.TransactionSql): Promise<Fixture> {
     values (${gm}, 'Ambush', 'sword', 'red', '{}', '{}') returning id`);
   const upload = await one(tx`
     insert into public.uploaded_file (user_id, bucket, path, content_type, byte_size)
-    values (${owner}, 'portraits', ${IMAGE_PATH}, 'image/png', 10) returning id`);
+    values (${owner}, 'portraits', ${`${owner}/${IMAGE_NAME}`}, 'image/png', 10) returning id`);
   const proposal = await one(tx`
     insert into public.content_update
       (user_id, type, ref_id, action, data, content_source_id, discord_msg_id)

@@ -25,6 +25,8 @@ alter table public.background add column artwork_url text;
 -- 20261122130100_secure_content.sql name columns one by one).
 grant select (deprecated), insert (deprecated), update (deprecated)
   on public.content_source to authenticated;
+-- Signed-out visitors read content sources column by column too (the visitors' migration).
+grant select (deprecated) on public.content_source to anon;
 do $$
 declare
   t text;
