@@ -252,24 +252,20 @@ const replays: Record<number, Replay | { exception: string }> = {
   15: {
     body: () => ({ homebrew: false, published: true }),
     check: list("id"),
-    pendingOn: "webcontent",
   },
   16: {
     body: () => ({ homebrew: true, published: true }),
     check: list("id"),
-    pendingOn: "webcontent",
   },
-  17: { body: () => ({ homebrew: true }), check: list("id"), pendingOn: "webcontent" },
+  17: { body: () => ({ homebrew: true }), check: list("id") },
   18: { body: (w) => ({ id: w.source }), check: (data, w) => equal(data.id, w.source) },
   19: {
     body: (w) => ({ id: w.source, foundry_id: "Pathfinder Player Core" }),
     check: (data) => ok(data === null || typeof data === "object"),
-    pendingOn: "webcontent",
   },
   20: {
     body: () => ({ dedication_feat_id: 2, content_sources: [3, 1] }),
     check: (data) => equal(data[0].trait_id, 6),
-    pendingOn: "webcontent",
   },
   21: {
     body: () => ({ heritage_id: 3, content_sources: [3, 1] }),
@@ -328,7 +324,6 @@ const replays: Record<number, Replay | { exception: string }> = {
       content_sources: [3, 1],
     }),
     check: (data) => ok(Array.isArray(data.ability_blocks)),
-    pendingOn: "webcontent",
   },
   35: {
     body: () => ({
@@ -339,7 +334,6 @@ const replays: Record<number, Replay | { exception: string }> = {
       content_sources: [3, 1],
     }),
     check: (data) => ok(Array.isArray(data.items)),
-    pendingOn: "webcontent",
   },
   36: {
     body: (w) => ({ content_source_id: w.source }),
@@ -468,7 +462,6 @@ const replays: Record<number, Replay | { exception: string }> = {
       equal(data.id, w.character.id);
       ok(Array.isArray(data.content_sources.enabled));
     },
-    pendingOn: "webcontent",
   },
   54: {
     body: () => ({
@@ -492,7 +485,6 @@ const replays: Record<number, Replay | { exception: string }> = {
       return { ...exported, companions: null, roll_history: null, custom_operations: null };
     },
     check: (data) => equal(typeof data.name, "string"),
-    pendingOn: "webcontent",
   },
   57: {
     body: () => ({
@@ -508,7 +500,6 @@ const replays: Record<number, Replay | { exception: string }> = {
       operation_data: { selections: {} },
     }),
     check: (data) => equal(data.name, "Imported"),
-    pendingOn: "webcontent",
   },
   58: {
     body: async (w) => ({
@@ -553,7 +544,6 @@ const replays: Record<number, Replay | { exception: string }> = {
       },
     }),
     check: succeeded,
-    pendingOn: "webcontent",
   },
   61: {
     body: (w) => ({
@@ -697,7 +687,6 @@ const replays: Record<number, Replay | { exception: string }> = {
       meta_data: { description: "", party_level: 2.5, party_size: 2 },
     }),
     check: (data) => equal(typeof data.id, "number"),
-    pendingOn: "webcontent",
   },
   77: {
     template: true,
@@ -767,7 +756,6 @@ const replays: Record<number, Replay | { exception: string }> = {
       content_source_id: 1,
     }),
     check: truthy,
-    pendingOn: "webcontent",
   },
   99: { body: () => ({ state: "PENDING" }), check: list("id", "status") },
   100: {
@@ -857,8 +845,6 @@ function homebrewCreates(): Record<number, Replay> {
           : { ...template };
       },
       check: (data) => ok(data === true || typeof data?.id === "number"),
-      // A copy with `id: -1` already works for spells, the type replayed for line 93.
-      ...(line === 93 ? {} : { pendingOn: "webcontent" as const }),
     };
   }
   return rows;
