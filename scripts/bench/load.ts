@@ -70,10 +70,13 @@ const sampler = setInterval(async () => {
 try {
   const startRss = (await server.memory()).rssKb;
   const account = await createAccount(sql, 2);
-  const apiKeys = new TokenPool(
-    await createApiKeys(sql, account.user_id, API_KEYS),
-    API_KEY_LIMIT - 10,
-  );
+  // An account holds at most 10 API clients, so the keys come from as many accounts as needed.
+  const keys: string[] = [];
+  while (keys.length < API_KEYS) {
+    const owner = await createAccount(sql, 2);
+    keys.push(...await createApiKeys(sql, owner.user_id, Math.min(10, API_KEYS - keys.length)));
+  }
+  const apiKeys = new TokenPool(keys, API_KEY_LIMIT - 10);
   const jwts = new TokenPool([], JWT_LIMIT - 10, () => tokenFor(account));
   const [spell] = await sql<{ id: number }[]>`
     select t.id from public.spell t join public.content_source s on s.id = t.content_source_id
