@@ -506,7 +506,9 @@ language sql stable as $$
   select s.id from public.content_source s where s.user_id is null and s.is_published
 $$;
 
--- The name of the trait a record of these tables carries, as the reference names it.
+-- Linked traits (docs/content.md): a class, ancestry, archetype or versatile heritage carries a
+-- trait of its own, kept in step by the keep_linked_trait trigger and by moderation. The trait's
+-- name, as the reference names it:
 create function private.linked_trait_name(p_table text, p_name text) returns text
 language sql immutable set search_path = '' as $$
   select case when p_table = 'archetype' then btrim(p_name) || ' Archetype' else btrim(p_name) end
