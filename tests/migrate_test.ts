@@ -3,7 +3,7 @@
 import { equal, match, rejects } from "node:assert/strict";
 import postgres from "postgres";
 import { listMigrations, migrate } from "../scripts/migrate.ts";
-import { freshDatabase } from "./support/fresh_database.ts";
+import { freshDatabase } from "../scripts/support/fresh_database.ts";
 import { realPostgresUrl } from "./support/test_database.ts";
 
 /** The versions the files folded into the baselines recorded in a database made before the fold. */
