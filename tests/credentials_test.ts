@@ -17,7 +17,7 @@ import {
   signLocalAnonKey,
 } from "../supabase/functions/_shared/auth/jwt.ts";
 import { Fail } from "../supabase/functions/_shared/envelope.ts";
-import { createApiKeys } from "./support/accounts.ts";
+import { createApiKeys } from "../scripts/support/accounts.ts";
 import { raisedInSql } from "../supabase/functions/_shared/refusals.ts";
 
 const secret = new TextEncoder().encode(Deno.env.get("SUPABASE_JWT_SECRET")!);
