@@ -22,6 +22,8 @@ const TRANSACTION_DEADLINE_MS = 7_000;
 function openPool(): postgres.Sql {
   return postgres(databaseUrl(), {
     max: env.DATABASE_POOL_SIZE,
+    // Off, every query is sent unnamed, including those that ask for `prepare: true`.
+    prepare: env.DATABASE_PREPARE,
     idle_timeout: 30,
     connect_timeout: 5,
     // postgres.js waits up to 20 s between reconnect attempts after repeated failures, and queued
