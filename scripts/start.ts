@@ -75,6 +75,9 @@ function planWorkers(database: LocalDatabase): number {
     return 1;
   }
   const budget = Number(Deno.env.get("DATABASE_POOL_SIZE"));
+  if (!Number.isInteger(budget) || budget < 1) {
+    throw new Error("Invalid environment: DATABASE_POOL_SIZE must be a whole number from 1");
+  }
   const count = Math.min(wanted, budget);
   if (count < wanted) {
     console.log(
