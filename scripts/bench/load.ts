@@ -50,6 +50,8 @@ const RAW_PREPARED = "raw SELECT, prepared";
 const BARE = "bare Deno.serve + prepared SELECT";
 const WRK_API_KEY = "API find-spell by id, API key";
 const WRK_JWT = "API find-spell by id, JWT";
+/** The same endpoint on a second server with one-statement reads off: in a transaction. */
+const IN_TRANSACTION = ", in a transaction";
 const RAW_UNPREPARED = "raw SELECT, unprepared";
 /** How every success envelope begins (the server writes `status` first). */
 const SUCCESS = '{"status":"success","data":';
@@ -59,10 +61,11 @@ const API_KEYS = args.smoke ? 400 : 3_500;
 /**
  * API keys and JWTs for the `wrk` runs, each used round robin: a key's budget is 120 requests a
  * minute and a token's 240 (no setting raises them), so a 10-second run at up to 15,000
- * requests/s needs about 1,400 keys. They are apart from the ones above, which are spent in turn.
+ * requests/s needs about 1,400 keys. Half go to each API server; they are apart from the ones
+ * above, which are spent in turn.
  */
-const WRK_API_KEYS = args.smoke ? 200 : 2_000;
-const WRK_JWTS = args.smoke ? 100 : 1_000;
+const WRK_API_KEYS = args.smoke ? 400 : 4_000;
+const WRK_JWTS = args.smoke ? 200 : 2_000;
 const bareConcurrency = Number(args["bare-concurrency"]);
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -260,26 +263,38 @@ async function againstBare(
     return "no wrk";
   }
   const bareServer = await startBareServer();
+  // Before and after in one run: a second API server that runs the read in a transaction.
+  const transactionServer = await ServerProcess.start({
+    DATABASE_URL: database.url,
+    REDIS_URL: redisUrl,
+    DATABASE_POOL_SIZE: String(POOL_SIZE),
+    LOG_LEVEL: "silent",
+    ONE_STATEMENT_READS: "0",
+  });
+  const half = (list: string[], second: boolean) =>
+    list.slice(second ? list.length / 2 : 0, second ? list.length : list.length / 2);
   const databaseName = new URL(database.url).pathname.slice(1);
   const postgresCpu = () =>
     processesMatching("postgres:", databaseName).reduce((t, pid) => t + cpuSeconds(pid), 0);
   const body = { id: spellId };
   const targets = [
     { label: BARE, url: bareServer.url, tokens: ["none"], body, expected: foundSpell },
-    {
-      label: WRK_API_KEY,
-      url: `${server.functionsUrl}/find-spell`,
-      tokens: keys,
-      body,
-      expected: foundSpell,
-    },
-    {
-      label: WRK_JWT,
-      url: `${server.functionsUrl}/find-spell`,
-      tokens: jwts,
-      body,
-      expected: foundSpell,
-    },
+    ...[server, transactionServer].flatMap((api, second) => [
+      {
+        label: WRK_API_KEY + (second ? IN_TRANSACTION : ""),
+        url: `${api.functionsUrl}/find-spell`,
+        tokens: half(keys, second === 1),
+        body,
+        expected: foundSpell,
+      },
+      {
+        label: WRK_JWT + (second ? IN_TRANSACTION : ""),
+        url: `${api.functionsUrl}/find-spell`,
+        tokens: half(jwts, second === 1),
+        body,
+        expected: foundSpell,
+      },
+    ]),
   ];
   const runs: { result: LoadResult; pgCpuMs: number }[] = [];
   try {
@@ -296,6 +311,7 @@ async function againstBare(
     }
   } finally {
     await bareServer.stop();
+    await transactionServer.stop();
   }
   return runs;
 }
@@ -437,6 +453,16 @@ function report(
     for (const { result: r } of bare) {
       if (r.label === BARE) continue;
       const ratio = r.rps / baseline.rps;
+      if (r.label.endsWith(IN_TRANSACTION)) {
+        const fast = bare.find((b) => b.result.label === r.label.replace(IN_TRANSACTION, ""));
+        if (fast) {
+          out.push(
+            `${fast.result.label}: one statement / in a transaction ` +
+              `${(fast.result.rps / r.rps).toFixed(2)}x`,
+          );
+        }
+        continue;
+      }
       out.push(
         `${r.label}/bare at c=${bareConcurrency}: ${(ratio * 100).toFixed(0)}% ` +
           `(${r.rps.toFixed(0)} / ${baseline.rps.toFixed(0)} req/s)`,
