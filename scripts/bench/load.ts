@@ -439,7 +439,9 @@ function report(
         "the CPU time of the database's backends over the run, per request):",
     );
     out.push("");
-    out.push("| Server | req/s | p50 ms | p99 ms | max ms | errors | Postgres CPU ms/req | of bare |");
+    out.push(
+      "| Server | req/s | p50 ms | p99 ms | max ms | errors | Postgres CPU ms/req | of bare |",
+    );
     out.push("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (const { result: r, pgCpuMs } of bare) {
       out.push(

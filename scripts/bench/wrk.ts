@@ -76,7 +76,9 @@ async function wrk(
   }).output();
   const text = new TextDecoder().decode(stdout);
   const line = /^WRK_RESULT (.*)$/m.exec(text)?.[1];
-  if (!line) throw new Error(`wrk printed no result:\n${text}\n${new TextDecoder().decode(stderr)}`);
+  if (!line) {
+    throw new Error(`wrk printed no result:\n${text}\n${new TextDecoder().decode(stderr)}`);
+  }
   const r = JSON.parse(line) as {
     requests: number;
     duration_us: number;

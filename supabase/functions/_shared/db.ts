@@ -188,13 +188,11 @@ export async function readAs(reader: Reader, statement: ReadStatement): Promise<
   }
   const from = pool;
   const columns = await columnDefinitions(from, statement.text);
-  const opener = "keyHash" in reader
-    ? [null, null, reader.keyHash]
-    : [
-      reader.acting.role,
-      reader.acting.role === "authenticated" ? JSON.stringify(reader.acting.claims) : "{}",
-      null,
-    ];
+  const opener = "keyHash" in reader ? [null, null, reader.keyHash] : [
+    reader.acting.role,
+    reader.acting.role === "authenticated" ? JSON.stringify(reader.acting.claims) : "{}",
+    null,
+  ];
   let connection: PoolConnection | null = null;
   const options = {
     prepare: true,

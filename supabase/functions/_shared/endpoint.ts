@@ -9,14 +9,7 @@ import {
   type EndpointName,
 } from "@shared/contract.ts";
 import type postgres from "postgres";
-import {
-  type Acting,
-  readAs,
-  type ReadStatement,
-  type Tx,
-  withApiKey,
-  withRole,
-} from "./db.ts";
+import { type Acting, readAs, type ReadStatement, type Tx, withApiKey, withRole } from "./db.ts";
 import { AfterCommit } from "./after_commit.ts";
 import { isPermissionRefusal, mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
