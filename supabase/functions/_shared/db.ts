@@ -187,7 +187,7 @@ export async function readAs(reader: Reader, statement: ReadStatement): Promise<
     throw new Error(`A one-statement read takes at most ${READ_PARAMETERS} parameters`);
   }
   const from = pool;
-  const columns = await columnDefinitions(from, statement.text);
+  const columns = await columnDefinitions(from, statement);
   const opener = "keyHash" in reader ? [null, null, reader.keyHash] : [
     reader.acting.role,
     reader.acting.role === "authenticated" ? JSON.stringify(reader.acting.claims) : "{}",
@@ -210,13 +210,21 @@ export async function readAs(reader: Reader, statement: ReadStatement): Promise<
       reject(connectionError(`The database did not answer within ${TRANSACTION_DEADLINE_MS} ms`));
     }, TRANSACTION_DEADLINE_MS);
   });
+  const send = () =>
+    from.unsafe(
+      `select * from private.read_as($1, $2, $3, $4, $5) as r(${columns})`,
+      [...opener, statement.text, statement.params.map(asText)] as never[],
+      options,
+    );
   try {
     return await Promise.race([
-      from.unsafe(
-        `select * from private.read_as($1, $2, $3, $4, $5) as r(${columns})`,
-        [...opener, statement.text, statement.params.map(asText)] as never[],
-        options,
-      ),
+      send().catch((error) => {
+        // postgres.js 3.4.9 keeps the error of a backend the server terminated (57P01/57P02) when
+        // the socket failed first, and fails the first query after the reconnect with it. A read
+        // is safe to send again; a second failure is the answer.
+        if (!TERMINATED.has((error as { code?: string })?.code ?? "")) throw error;
+        return send();
+      }),
       deadline,
     ]);
   } finally {
@@ -224,25 +232,36 @@ export async function readAs(reader: Reader, statement: ReadStatement): Promise<
   }
 }
 
+/** SQLSTATEs of a backend the server ended: admin_shutdown, crash_shutdown. */
+const TERMINATED = new Set(["57P01", "57P02"]);
+
 /**
  * The column definition list of a statement's result (`"id" "pg_catalog"."int8", ...`), for
- * `read_as`, which returns records: learned once per statement text by describing it, so the
- * rows come back with the statement's own column types.
+ * `read_as`, which returns records: learned once per statement text, so the rows come back with
+ * the statement's own column types.
  */
 const columnLists = new Map<string, Promise<string>>();
 
-function columnDefinitions(from: postgres.Sql, text: string): Promise<string> {
-  let list = columnLists.get(text);
+function columnDefinitions(from: postgres.Sql, statement: ReadStatement): Promise<string> {
+  let list = columnLists.get(statement.text);
   if (!list) {
-    list = describeColumns(from, text);
-    columnLists.set(text, list);
-    list.catch(() => columnLists.delete(text));
+    list = describeColumns(from, statement);
+    columnLists.set(statement.text, list);
+    list.catch(() => columnLists.delete(statement.text));
   }
   return list;
 }
 
-async function describeColumns(from: postgres.Sql, text: string): Promise<string> {
-  const { columns } = await from.unsafe(text).describe();
+/**
+ * Runs the statement with no row wanted and reads its result's column types. (Not postgres.js's
+ * `describe()`: a describe cut by a closing connection leaves that connection's next query
+ * failing with the old error.)
+ */
+async function describeColumns(from: postgres.Sql, statement: ReadStatement): Promise<string> {
+  const { columns } = await from.unsafe(
+    `select * from (${statement.text}) q limit 0`,
+    statement.params as never[],
+  );
   const types = await from<{ oid: number; name: string }[]>`
     select t.oid::int as oid, quote_ident(n.nspname) || '.' || quote_ident(t.typname) as name
     from pg_catalog.pg_type t join pg_catalog.pg_namespace n on n.oid = t.typnamespace
