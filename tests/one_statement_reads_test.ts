@@ -68,7 +68,9 @@ test("find answers as one statement exactly as in a transaction", async () => {
   const aliceKey = (await makeApiKey(alice)).apiKey;
   const bobKey = (await makeApiKey(bob)).apiKey;
   const anon = await signLocalAnonKey();
-  const calls: [string, unknown, string][] = [
+  const calls: [string, unknown, string, string?][] = [
+    ["owner's source by id", { id: source }, alice.access_token, "find-content-source"],
+    ["another user's source by id", { id: source }, bobKey, "find-content-source"],
     ["owner by id, JWT", { id: spell }, alice.access_token],
     ["owner by id, API key", { id: spell }, aliceKey],
     ["owner by ids and name", { id: [1, spell], name: "Hidden probe" }, alice.access_token],
@@ -81,8 +83,8 @@ test("find answers as one statement exactly as in a transaction", async () => {
   ];
   const answers = async (functionsUrl: string) => {
     const out: [string, number, unknown][] = [];
-    for (const [label, body, token] of calls) {
-      const res = await fetch(`${functionsUrl}/find-spell`, {
+    for (const [label, body, token, fn = "find-spell"] of calls) {
+      const res = await fetch(`${functionsUrl}/${fn}`, {
         method: "POST",
         headers: {
           authorization: `Bearer ${token}`,
@@ -98,6 +100,8 @@ test("find answers as one statement exactly as in a transaction", async () => {
   const fast = await answers(server.functionsUrl);
   const byLabel = new Map(fast.map(([label, status, body]) => [label, { status, body }]));
   const data = (label: string) => successData(byLabel.get(label) as CallResult);
+  equal(data("owner's source by id")?.id, source);
+  equal(data("another user's source by id"), null);
   equal(data("owner by id, JWT")?.id, spell);
   equal(data("owner by id, API key")?.id, spell);
   deepStrictEqual(data("owner by ids and name").map((r: { id: number }) => r.id), [spell]);

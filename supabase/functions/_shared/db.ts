@@ -187,7 +187,6 @@ export async function readAs(reader: Reader, statement: ReadStatement): Promise<
     throw new Error(`A one-statement read takes at most ${READ_PARAMETERS} parameters`);
   }
   const from = pool;
-  const columns = await columnDefinitions(from, statement);
   const opener = "keyHash" in reader ? [null, null, reader.keyHash] : [
     reader.acting.role,
     reader.acting.role === "authenticated" ? JSON.stringify(reader.acting.claims) : "{}",
@@ -210,23 +209,24 @@ export async function readAs(reader: Reader, statement: ReadStatement): Promise<
       reject(connectionError(`The database did not answer within ${TRANSACTION_DEADLINE_MS} ms`));
     }, TRANSACTION_DEADLINE_MS);
   });
-  const send = () =>
-    from.unsafe(
-      `select * from private.read_as($1, $2, $3, $4, $5) as r(${columns})`,
-      [...opener, statement.text, statement.params.map(asText)] as never[],
-      options,
-    );
+  const read = async () => {
+    const columns = await columnDefinitions(from, statement, options);
+    const send = () =>
+      from.unsafe(
+        `select * from private.read_as($1, $2, $3, $4, $5) as r(${columns})`,
+        [...opener, statement.text, statement.params.map(asText)] as never[],
+        options,
+      );
+    return await send().catch((error) => {
+      // postgres.js 3.4.9 keeps the error of a backend the server terminated (57P01/57P02) when
+      // the socket failed first, and fails the first query after the reconnect with it. A read is
+      // safe to send again; a second failure is the answer.
+      if (!TERMINATED.has((error as { code?: string })?.code ?? "")) throw error;
+      return send();
+    });
+  };
   try {
-    return await Promise.race([
-      send().catch((error) => {
-        // postgres.js 3.4.9 keeps the error of a backend the server terminated (57P01/57P02) when
-        // the socket failed first, and fails the first query after the reconnect with it. A read
-        // is safe to send again; a second failure is the answer.
-        if (!TERMINATED.has((error as { code?: string })?.code ?? "")) throw error;
-        return send();
-      }),
-      deadline,
-    ]);
+    return await Promise.race([read(), deadline]);
   } finally {
     clearTimeout(timer);
   }
@@ -242,30 +242,42 @@ const TERMINATED = new Set(["57P01", "57P02"]);
  */
 const columnLists = new Map<string, Promise<string>>();
 
-function columnDefinitions(from: postgres.Sql, statement: ReadStatement): Promise<string> {
+function columnDefinitions(
+  from: postgres.Sql,
+  statement: ReadStatement,
+  options: postgres.UnsafeQueryOptions,
+): Promise<string> {
   let list = columnLists.get(statement.text);
   if (!list) {
-    list = describeColumns(from, statement);
+    list = describeColumns(from, statement, options);
     columnLists.set(statement.text, list);
+    // A failed or cut lookup is tried again by the next request.
     list.catch(() => columnLists.delete(statement.text));
   }
   return list;
 }
 
 /**
- * Runs the statement with no row wanted and reads its result's column types. (Not postgres.js's
- * `describe()`: a describe cut by a closing connection leaves that connection's next query
- * failing with the old error.)
+ * Runs the statement with no row wanted and reads its result's column types: a plain query, not
+ * postgres.js's `describe()`, which stops other queries from being pipelined on its connection.
  */
-async function describeColumns(from: postgres.Sql, statement: ReadStatement): Promise<string> {
+async function describeColumns(
+  from: postgres.Sql,
+  statement: ReadStatement,
+  options: postgres.UnsafeQueryOptions,
+): Promise<string> {
   const { columns } = await from.unsafe(
     `select * from (${statement.text}) q limit 0`,
     statement.params as never[],
+    options,
   );
-  const types = await from<{ oid: number; name: string }[]>`
-    select t.oid::int as oid, quote_ident(n.nspname) || '.' || quote_ident(t.typname) as name
+  const types = await from.unsafe<{ oid: number; name: string }[]>(
+    `select t.oid::int as oid, quote_ident(n.nspname) || '.' || quote_ident(t.typname) as name
     from pg_catalog.pg_type t join pg_catalog.pg_namespace n on n.oid = t.typnamespace
-    where t.oid = any(${columns.map((c) => c.type)}::oid[])`;
+    where t.oid = any($1::oid[])`,
+    [columns.map((c) => c.type)],
+    options,
+  );
   const nameOf = new Map(types.map((t) => [t.oid, t.name]));
   return columns.map((c) => {
     const type = nameOf.get(c.type);
