@@ -59,9 +59,9 @@ const JWT_LIMIT = 240;
 /** API keys made up front: enough for ~3,000 requests/s with every key resting between uses. */
 const API_KEYS = args.smoke ? 400 : 3_500;
 /**
- * API keys and JWTs for the `wrk` runs, each used round robin: a key's budget is 120 requests a
- * minute and a token's 240 (no setting raises them), so a 10-second run at up to 15,000
- * requests/s needs about 1,400 keys. Half go to each API server; they are apart from the ones
+ * API keys and JWTs for the `wrk` runs, each used 100 times in a row: a key's budget is 120
+ * requests a minute and a token's 240 (no setting raises them), so a 10-second run at up to
+ * 15,000 requests/s needs 1,500 of them. Half go to each API server; they are apart from the ones
  * above, which are spent in turn.
  */
 const WRK_API_KEYS = args.smoke ? 400 : 4_000;

@@ -22,6 +22,8 @@ export interface WrkTarget {
 }
 
 const THREADS = 2;
+/** Requests per token in a row (a key's budget is 120 a minute, a token's 240). */
+const USES_PER_TOKEN = 100;
 const SCRIPT = new URL("./wrk_post.lua", import.meta.url).pathname;
 
 /**
@@ -36,17 +38,29 @@ export async function wrkLoad(
   warmupSeconds: number,
   around: { before: () => void; after: () => void } = { before() {}, after() {} },
 ): Promise<LoadResult> {
-  const tokensFile = await Deno.makeTempFile({ suffix: ".tokens" });
+  // The warm-up and the measured run spend tokens of their own, in proportion to their length.
+  const { tokens } = target;
+  const split = tokens.length < 2
+    ? 0
+    : Math.ceil(tokens.length * warmupSeconds / (warmupSeconds + seconds));
+  const warmupFile = await tokensFile(split > 0 ? tokens.slice(0, split) : tokens);
+  const runFile = await tokensFile(split > 0 ? tokens.slice(split) : tokens);
   try {
-    await Deno.writeTextFile(tokensFile, target.tokens.join("\n") + "\n");
-    if (warmupSeconds > 0) await wrk(target, tokensFile, concurrency, warmupSeconds);
+    if (warmupSeconds > 0) await wrk(target, warmupFile, concurrency, warmupSeconds);
     around.before();
-    const out = await wrk(target, tokensFile, concurrency, seconds);
+    const out = await wrk(target, runFile, concurrency, seconds);
     around.after();
     return out;
   } finally {
-    await Deno.remove(tokensFile).catch(() => {});
+    await Deno.remove(warmupFile).catch(() => {});
+    await Deno.remove(runFile).catch(() => {});
   }
+}
+
+async function tokensFile(tokens: readonly string[]): Promise<string> {
+  const path = await Deno.makeTempFile({ suffix: ".tokens" });
+  await Deno.writeTextFile(path, tokens.join("\n") + "\n");
+  return path;
 }
 
 async function wrk(
@@ -70,6 +84,7 @@ async function wrk(
       JSON.stringify(target.body),
       target.expected,
       String(THREADS),
+      String(USES_PER_TOKEN),
     ],
     stdout: "piped",
     stderr: "piped",

@@ -1,7 +1,9 @@
--- POSTs one JSON body from every wrk connection, rotating the bearer token on every request
--- (round robin over a file of tokens, one per line), and counts as an error every answer that is
--- not HTTP 200 with a body beginning as expected. Prints one JSON line of results when done.
--- Arguments (after `--`): tokens file, body, expected body prefix, number of wrk threads.
+-- POSTs one JSON body from every wrk connection with a bearer token from a file of tokens (one per
+-- line): each thread uses its own tokens (every THREADS-th), each for `uses` requests in a row and
+-- then the next, as a client reuses its key, so no token goes over its rate limit. Counts as an
+-- error every answer that is not HTTP 200 with a body beginning as expected, and prints one JSON
+-- line of results when done.
+-- Arguments (after `--`): tokens file, body, expected body prefix, number of wrk threads, uses.
 
 local threads = {}
 
@@ -17,16 +19,18 @@ function init(args)
   end
   body = args[2]
   expected = args[3]
-  -- Threads start at different places in the list so they do not spend the same tokens.
-  next_token = math.floor(id * #tokens / tonumber(args[4])) % #tokens
+  thread_count = tonumber(args[4])
+  uses = tonumber(args[5])
+  sent = 0
   bad = 0
   sample = ""
 end
 
 function request()
-  next_token = next_token % #tokens + 1
+  local token = tokens[(id + thread_count * math.floor(sent / uses)) % #tokens + 1]
+  sent = sent + 1
   return wrk.format("POST", nil, {
-    ["Authorization"] = "Bearer " .. tokens[next_token],
+    ["Authorization"] = "Bearer " .. token,
     ["Content-Type"] = "application/json",
   }, body)
 end
