@@ -244,8 +244,8 @@ async function measure(
   );
 }
 
-/** The `wrk` runs side by side: each with the Postgres CPU it cost per request, in ms. */
-type BareComparison = { result: LoadResult; pgCpuMs: number }[] | "no wrk";
+/** The `wrk` runs side by side: each with the Postgres and server CPU it cost per request, in ms. */
+type BareComparison = { result: LoadResult; pgCpuMs: number; serverCpuMs: number }[] | "no wrk";
 
 /**
  * The limit of one HTTP round trip: the bare server, then the API with API keys and with JWTs,
@@ -278,10 +278,18 @@ async function againstBare(
     processesMatching("postgres:", databaseName).reduce((t, pid) => t + cpuSeconds(pid), 0);
   const body = { id: spellId };
   const targets = [
-    { label: BARE, url: bareServer.url, tokens: ["none"], body, expected: foundSpell },
+    {
+      label: BARE,
+      url: bareServer.url,
+      pid: bareServer.pid,
+      tokens: ["none"],
+      body,
+      expected: foundSpell,
+    },
     ...[server, transactionServer].flatMap((api, second) => [
       {
         label: WRK_API_KEY + (second ? IN_TRANSACTION : ""),
+        pid: api.pid,
         url: `${api.functionsUrl}/find-spell`,
         tokens: half(keys, second === 1),
         body,
@@ -289,6 +297,7 @@ async function againstBare(
       },
       {
         label: WRK_JWT + (second ? IN_TRANSACTION : ""),
+        pid: api.pid,
         url: `${api.functionsUrl}/find-spell`,
         tokens: half(jwts, second === 1),
         body,
@@ -296,18 +305,21 @@ async function againstBare(
       },
     ]),
   ];
-  const runs: { result: LoadResult; pgCpuMs: number }[] = [];
+  const runs: { result: LoadResult; pgCpuMs: number; serverCpuMs: number }[] = [];
   try {
     for (const target of targets) {
-      let before = 0;
-      let after = 0;
+      let before = [0, 0];
+      let after = [0, 0];
       const result = await wrkLoad(target, bareConcurrency, seconds, warmup, {
-        before: () => (before = postgresCpu()),
-        after: () => (after = postgresCpu()),
+        before: () => (before = [postgresCpu(), cpuSeconds(target.pid)]),
+        after: () => (after = [postgresCpu(), cpuSeconds(target.pid)]),
       });
-      const pgCpuMs = ((after - before) * 1000) / (result.requests || 1);
-      runs.push({ result, pgCpuMs });
-      console.error(`${line(result)}  Postgres CPU ${pgCpuMs.toFixed(3)} ms/request`);
+      const perRequest = (i: number) => ((after[i]! - before[i]!) * 1000) / (result.requests || 1);
+      runs.push({ result, pgCpuMs: perRequest(0), serverCpuMs: perRequest(1) });
+      console.error(
+        `${line(result)}  CPU ms/request: Postgres ${perRequest(0).toFixed(3)}, ` +
+          `server ${perRequest(1).toFixed(3)}`,
+      );
     }
   } finally {
     await bareServer.stop();
@@ -317,7 +329,9 @@ async function againstBare(
 }
 
 /** Starts `bare_server.ts` on the benchmark's database with the API server's pool size. */
-async function startBareServer(): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startBareServer(): Promise<
+  { url: string; pid: number; stop: () => Promise<void> }
+> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--no-check", new URL("./bare_server.ts", import.meta.url).pathname],
     env: { DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(POOL_SIZE), PORT: "0" },
@@ -338,6 +352,7 @@ async function startBareServer(): Promise<{ url: string; stop: () => Promise<voi
   child.stdout.cancel().catch(() => {});
   return {
     url,
+    pid: child.pid,
     stop: async () => {
       child.kill("SIGTERM");
       await child.status;
@@ -435,8 +450,8 @@ function report(
   } else if (bare) {
     const baseline = bare.find((b) => b.result.label === BARE)!.result;
     out.push(
-      `Against the bare server, wrk at c=${bareConcurrency}, ${seconds} s each (Postgres CPU: ` +
-        "the CPU time of the database's backends over the run, per request):",
+      `Against the bare server, wrk at c=${bareConcurrency}, ${seconds} s each (CPU: the CPU ` +
+        "time of the database's backends, and of the server process, over the run per request):",
     );
     out.push("");
     out.push(
