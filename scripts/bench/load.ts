@@ -455,14 +455,15 @@ function report(
     );
     out.push("");
     out.push(
-      "| Server | req/s | p50 ms | p99 ms | max ms | errors | Postgres CPU ms/req | of bare |",
+      "| Server | req/s | p50 ms | p99 ms | max ms | errors | Postgres CPU ms/req | " +
+        "server CPU ms/req | of bare |",
     );
-    out.push("|---|---:|---:|---:|---:|---:|---:|---:|");
-    for (const { result: r, pgCpuMs } of bare) {
+    out.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (const { result: r, pgCpuMs, serverCpuMs } of bare) {
       out.push(
         `| ${r.label} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ` +
           `${r.max.toFixed(1)} | ${r.errors}/${r.requests} | ${pgCpuMs.toFixed(3)} | ` +
-          `${(r.rps / baseline.rps * 100).toFixed(0)}% |`,
+          `${serverCpuMs.toFixed(3)} | ${(r.rps / baseline.rps * 100).toFixed(0)}% |`,
       );
       if (r.samples[0]) out.push(`  (${r.label}, e.g. ${r.samples[0]})`);
     }
