@@ -3,9 +3,9 @@
  * committed), then exit with status 0.
  */
 import { equal, ok } from "node:assert/strict";
-import { createAccount, tokenFor } from "./support/accounts.ts";
+import { createAccount, tokenFor } from "../scripts/support/accounts.ts";
 import { type Answer, post, randomIp } from "./support/http.ts";
-import { ServerProcess } from "./support/server_process.ts";
+import { ServerProcess } from "../scripts/support/server_process.ts";
 import { defaultTestDatabase } from "./support/test_database.ts";
 
 /** How long the slow request takes to send its body. */

@@ -11,7 +11,7 @@ import {
   successData,
   test,
 } from "./_harness.ts";
-import { ServerProcess } from "./support/server_process.ts";
+import { ServerProcess } from "../scripts/support/server_process.ts";
 import { realPostgresUrl } from "./support/test_database.ts";
 
 // Issue 18: a find is sent as one statement on the shared pool (`private.read_as`) instead of a

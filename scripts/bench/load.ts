@@ -14,15 +14,15 @@
  */
 import postgres from "postgres";
 import { parseArgs } from "node:util";
-import { createAccount, createApiKeys, tokenFor } from "../../tests/support/accounts.ts";
-import { freshDatabase } from "../../tests/support/fresh_database.ts";
-import { ServerProcess } from "../../tests/support/server_process.ts";
+import { createAccount, createApiKeys, tokenFor } from "../support/accounts.ts";
+import { freshDatabase } from "../support/fresh_database.ts";
+import { ServerProcess } from "../support/server_process.ts";
 import { selectList } from "../../supabase/functions/_shared/content/find_content.ts";
 import { contentTables } from "../../supabase/functions/_shared/content/tables.ts";
 import { type LoadResult, runLoad, type Shot } from "./run_load.ts";
 import { TokenPool } from "./token_pool.ts";
 import { cpuSeconds, processesMatching, profileDuring, summarize } from "./cpu_profile.ts";
-import { freePort } from "../../tests/support/free_port.ts";
+import { freePort } from "../support/free_port.ts";
 import { haveWrk, wrkLoad } from "./wrk.ts";
 
 const { values: args } = parseArgs({

@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import { runningEmbedded } from "../../scripts/database.ts";
-import { freshDatabase } from "./fresh_database.ts";
-import { type ServerEnv, ServerProcess } from "./server_process.ts";
+import { freshDatabase } from "../../scripts/support/fresh_database.ts";
+import { type ServerEnv, ServerProcess } from "../../scripts/support/server_process.ts";
 
 const root = new URL("../../", import.meta.url);
 
