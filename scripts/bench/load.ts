@@ -79,6 +79,7 @@ const server = await ServerProcess.start({
   DATABASE_POOL_SIZE: String(POOL_SIZE),
   // One log line per request would be read back by this process, on the same two cores.
   LOG_LEVEL: "silent",
+  ONE_STATEMENT_READS: "1",
 }, { denoFlags: args.profile ? [`--inspect=127.0.0.1:${inspectPort}`] : [] });
 const sql = postgres(database.url, { max: POOL_SIZE, onnotice: () => {} });
 let peakRssKb = 0;

@@ -227,6 +227,17 @@ export async function readAs(reader: Reader, statement: ReadStatement): Promise<
   };
   try {
     return await Promise.race([read(), deadline]);
+  } catch (error) {
+    // A connection of the shared pool that closed under a query is not safe to use again
+    // (postgres.js 3.4.9 can hand its next query the old error or another query's answer), and
+    // unlike a reservation it cannot be kept out of the pool: the pool is replaced instead, at
+    // most once per RESERVE_WAIT_MS.
+    if (
+      isConnectionError(error) && from === pool && Date.now() - replacedAt > RESERVE_WAIT_MS
+    ) {
+      replacePool();
+    }
+    throw error;
   } finally {
     clearTimeout(timer);
   }

@@ -70,8 +70,8 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
   run?: (ctx: DbHandlerContext<z.output<S>>) => Promise<z.input<R> | AfterCommit<z.input<R>>>;
   /**
    * For a handler that is one read statement: that statement and how its rows become the result.
-   * It is sent as one statement on the shared pool (`readAs`), with no transaction of its own;
-   * with ONE_STATEMENT_READS=0, in a transaction as `run` is.
+   * With ONE_STATEMENT_READS=1 it is sent as one statement on the shared pool (`readAs`), with no
+   * transaction of its own; otherwise in a transaction as `run` is.
    */
   read?: OneRead<S, R>;
 }
@@ -312,9 +312,9 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
 }
 
 /**
- * Runs a one-statement read as its caller: by default as one statement on the shared pool
- * (`readAs`), which opens the request exactly as a transaction does; with ONE_STATEMENT_READS=0,
- * in a transaction. An API key's standing is learned from either the same way.
+ * Runs a one-statement read as its caller: with ONE_STATEMENT_READS=1 as one statement on the
+ * shared pool (`readAs`), which opens the request exactly as a transaction does; otherwise in a
+ * transaction. An API key's standing is learned from either the same way.
  */
 async function runRead<S extends z.ZodType, R extends z.ZodType>(
   spec: DbEndpointSpec<S, R>,
