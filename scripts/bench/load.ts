@@ -1,10 +1,13 @@
 /**
  * The load benchmark (`deno task bench`): a server subprocess on real Postgres (a fresh database)
- * and Redis, driven by closed-loop workers at fixed concurrency, next to the same SELECT issued
- * directly through postgres.js. Prints requests/s, latency percentiles, errors, the server's
- * memory, and the API/raw ratio. `--smoke` is a short run for CI; `--soak` adds a 2-minute run
- * that watches the server's resident memory; `--workers 1,2` compares server worker counts instead
- * (`workers.ts`).
+ * and Redis. First the limit of one HTTP round trip: a bare server (`bare_server.ts`) running
+ * find-spell's prepared SELECT, and the API's find-spell by id with API keys and with JWTs, all
+ * driven by `wrk` at concurrency 64 in the same run, with Postgres CPU per request and the
+ * API/bare ratio. Then every scenario driven by closed-loop workers at fixed concurrency, next to
+ * the same SELECT issued directly through postgres.js. Prints requests/s, latency percentiles,
+ * errors, the server's memory, and the ratios. `--smoke` is a short run for CI; `--soak` adds a
+ * 2-minute run that watches the server's resident memory; `--workers 1,2` compares server worker
+ * counts instead (`workers.ts`).
  *
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
  * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379;
@@ -21,6 +24,7 @@ import { type LoadResult, runLoad, type Shot } from "./run_load.ts";
 import { TokenPool } from "./token_pool.ts";
 import { cpuSeconds, processesMatching, profileDuring, summarize } from "./cpu_profile.ts";
 import { freePort } from "../support/free_port.ts";
+import { haveWrk, wrkLoad } from "./wrk.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -32,6 +36,7 @@ const { values: args } = parseArgs({
     concurrency: { type: "string", default: "1,16,64" },
     profile: { type: "boolean", default: false },
     only: { type: "string" },
+    "bare-concurrency": { type: "string", default: "64" },
     workers: { type: "string" },
   },
 });
@@ -44,12 +49,26 @@ const soakSeconds = Number(args["soak-seconds"]);
 const POOL_SIZE = 10;
 const API_KEY_LIMIT = 120;
 const RAW_PREPARED = "raw SELECT, prepared";
+const BARE = "bare Deno.serve + prepared SELECT";
+const WRK_API_KEY = "API find-spell by id, API key";
+const WRK_JWT = "API find-spell by id, JWT";
+/** The same endpoint on a second server with one-statement reads off: in a transaction. */
+const IN_TRANSACTION = ", in a transaction";
 const RAW_UNPREPARED = "raw SELECT, unprepared";
 /** How every success envelope begins (the server writes `status` first). */
 const SUCCESS = '{"status":"success","data":';
 const JWT_LIMIT = 240;
 /** API keys made up front: enough for ~3,000 requests/s with every key resting between uses. */
 const API_KEYS = args.smoke ? 400 : 3_500;
+/**
+ * API keys and JWTs for the `wrk` runs, each used 100 times in a row: a key's budget is 120
+ * requests a minute and a token's 240 (no setting raises them), so a 10-second run at up to
+ * 15,000 requests/s needs 1,500 of them. Half go to each API server; they are apart from the ones
+ * above, which are spent in turn.
+ */
+const WRK_API_KEYS = args.smoke ? 400 : 4_000;
+const WRK_JWTS = args.smoke ? 200 : 2_000;
+const bareConcurrency = Number(args["bare-concurrency"]);
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
@@ -79,6 +98,7 @@ const server = await ServerProcess.start({
   DATABASE_POOL_SIZE: String(POOL_SIZE),
   // One log line per request would be read back by this process, on the same two cores.
   LOG_LEVEL: "silent",
+  ONE_STATEMENT_READS: "1",
 }, { denoFlags: args.profile ? [`--inspect=127.0.0.1:${inspectPort}`] : [] });
 const sql = postgres(database.url, { max: POOL_SIZE, onnotice: () => {} });
 let peakRssKb = 0;
@@ -96,6 +116,14 @@ try {
     keys.push(...await createApiKeys(sql, owner.user_id, Math.min(10, API_KEYS - keys.length)));
   }
   const apiKeys = new TokenPool(keys, API_KEY_LIMIT - 10);
+  const wrkKeys: string[] = [];
+  while (wrkKeys.length < WRK_API_KEYS) {
+    const owner = await createAccount(sql, 2);
+    wrkKeys.push(
+      ...await createApiKeys(sql, owner.user_id, Math.min(10, WRK_API_KEYS - wrkKeys.length)),
+    );
+  }
+  const wrkJwts = await Promise.all(Array.from({ length: WRK_JWTS }, () => tokenFor(account)));
   const jwts = new TokenPool([], JWT_LIMIT - 10, () => tokenFor(account));
   const [spell] = await sql<{ id: number }[]>`
     select t.id from public.spell t join public.content_source s on s.id = t.content_source_id
@@ -185,7 +213,8 @@ try {
     const profileOut = Deno.env.get("PROFILE_OUT");
     if (profileOut) Deno.writeTextFileSync(profileOut, JSON.stringify(profile));
   } else {
-    await measure(scenarios, startRss, apiKeys);
+    const bare = await againstBare(spellId, foundSpell, wrkKeys, wrkJwts);
+    await measure(scenarios, startRss, apiKeys, bare);
   }
 } finally {
   clearInterval(sampler);
@@ -199,6 +228,7 @@ async function measure(
   scenarios: [string, Shot][],
   startRss: number,
   apiKeys: TokenPool,
+  bare: BareComparison | null,
 ): Promise<void> {
   const results: LoadResult[] = [];
   for (const concurrency of levels) {
@@ -225,7 +255,129 @@ async function measure(
     console.error(line(result));
   }
   const { peakRssKb: vmPeak } = await server.memory();
-  report(results, { startRss, endRss, peakRss: Math.max(peakRssKb, vmPeak) }, soak, apiKeys.waits);
+  report(
+    results,
+    { startRss, endRss, peakRss: Math.max(peakRssKb, vmPeak) },
+    soak,
+    apiKeys.waits,
+    bare,
+  );
+}
+
+/** The `wrk` runs side by side: each with the Postgres and server CPU it cost per request, in ms. */
+type BareComparison = { result: LoadResult; pgCpuMs: number; serverCpuMs: number }[] | "no wrk";
+
+/**
+ * The limit of one HTTP round trip: the bare server, then the API with API keys and with JWTs,
+ * each driven by `wrk` at `bareConcurrency` in this run, with the CPU time the database's
+ * backends spent (from /proc, before and after each run) divided by the requests answered.
+ */
+async function againstBare(
+  spellId: number,
+  foundSpell: string,
+  keys: string[],
+  jwts: string[],
+): Promise<BareComparison> {
+  if (!await haveWrk()) {
+    console.error("wrk is not installed (Debian: apt-get install wrk): no bare-server comparison");
+    return "no wrk";
+  }
+  const bareServer = await startBareServer();
+  // Before and after in one run: a second API server that runs the read in a transaction.
+  const transactionServer = await ServerProcess.start({
+    DATABASE_URL: database.url,
+    REDIS_URL: redisUrl,
+    DATABASE_POOL_SIZE: String(POOL_SIZE),
+    LOG_LEVEL: "silent",
+    ONE_STATEMENT_READS: "0",
+  });
+  const half = (list: string[], second: boolean) =>
+    list.slice(second ? list.length / 2 : 0, second ? list.length : list.length / 2);
+  const databaseName = new URL(database.url).pathname.slice(1);
+  const postgresCpu = () =>
+    processesMatching("postgres:", databaseName).reduce((t, pid) => t + cpuSeconds(pid), 0);
+  const body = { id: spellId };
+  const targets = [
+    {
+      label: BARE,
+      url: bareServer.url,
+      pid: bareServer.pid,
+      tokens: ["none"],
+      body,
+      expected: foundSpell,
+    },
+    ...[server, transactionServer].flatMap((api, second) => [
+      {
+        label: WRK_API_KEY + (second ? IN_TRANSACTION : ""),
+        pid: api.pid,
+        url: `${api.functionsUrl}/find-spell`,
+        tokens: half(keys, second === 1),
+        body,
+        expected: foundSpell,
+      },
+      {
+        label: WRK_JWT + (second ? IN_TRANSACTION : ""),
+        pid: api.pid,
+        url: `${api.functionsUrl}/find-spell`,
+        tokens: half(jwts, second === 1),
+        body,
+        expected: foundSpell,
+      },
+    ]),
+  ];
+  const runs: { result: LoadResult; pgCpuMs: number; serverCpuMs: number }[] = [];
+  try {
+    for (const target of targets) {
+      let before = [0, 0];
+      let after = [0, 0];
+      const result = await wrkLoad(target, bareConcurrency, seconds, warmup, {
+        before: () => (before = [postgresCpu(), cpuSeconds(target.pid)]),
+        after: () => (after = [postgresCpu(), cpuSeconds(target.pid)]),
+      });
+      const perRequest = (i: number) => ((after[i]! - before[i]!) * 1000) / (result.requests || 1);
+      runs.push({ result, pgCpuMs: perRequest(0), serverCpuMs: perRequest(1) });
+      console.error(
+        `${line(result)}  CPU ms/request: Postgres ${perRequest(0).toFixed(3)}, ` +
+          `server ${perRequest(1).toFixed(3)}`,
+      );
+    }
+  } finally {
+    await bareServer.stop();
+    await transactionServer.stop();
+  }
+  return runs;
+}
+
+/** Starts `bare_server.ts` on the benchmark's database with the API server's pool size. */
+async function startBareServer(): Promise<
+  { url: string; pid: number; stop: () => Promise<void> }
+> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-check", new URL("./bare_server.ts", import.meta.url).pathname],
+    env: { DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(POOL_SIZE), PORT: "0" },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let output = "";
+  let url: string | undefined;
+  while (url === undefined) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`The bare server exited before it was ready:\n${output}`);
+    output += value;
+    url = /^Ready: (\S+)/m.exec(output)?.[1];
+  }
+  // Nothing more is read; the rest of its output is discarded.
+  reader.releaseLock();
+  child.stdout.cancel().catch(() => {});
+  return {
+    url,
+    pid: child.pid,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
 }
 
 /** POSTs to a function; returns the success data, or a description of what came instead. */
@@ -291,6 +443,7 @@ function report(
   memory: { startRss: number; endRss: number; peakRss: number },
   soak: { samples: number[]; result: LoadResult } | null,
   keyWaits: number,
+  bare: BareComparison | null,
 ): void {
   const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
   const out: string[] = [];
@@ -311,6 +464,56 @@ function report(
   }
   out.push("");
   const targets: [string, boolean][] = [];
+  if (bare === "no wrk") {
+    out.push("No bare-server comparison: wrk is not installed (Debian: apt-get install wrk)");
+    targets.push(["wrk installed for the bare-server comparison", false]);
+  } else if (bare) {
+    const baseline = bare.find((b) => b.result.label === BARE)!.result;
+    out.push(
+      `Against the bare server, wrk at c=${bareConcurrency}, ${seconds} s each (CPU: the CPU ` +
+        "time of the database's backends, and of the server process, over the run per request):",
+    );
+    out.push("");
+    out.push(
+      "| Server | req/s | p50 ms | p99 ms | max ms | errors | Postgres CPU ms/req | " +
+        "server CPU ms/req | of bare |",
+    );
+    out.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (const { result: r, pgCpuMs, serverCpuMs } of bare) {
+      out.push(
+        `| ${r.label} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ` +
+          `${r.max.toFixed(1)} | ${r.errors}/${r.requests} | ${pgCpuMs.toFixed(3)} | ` +
+          `${serverCpuMs.toFixed(3)} | ${(r.rps / baseline.rps * 100).toFixed(0)}% |`,
+      );
+      if (r.samples[0]) out.push(`  (${r.label}, e.g. ${r.samples[0]})`);
+    }
+    out.push("");
+    for (const { result: r } of bare) {
+      if (r.label === BARE) continue;
+      const ratio = r.rps / baseline.rps;
+      if (r.label.endsWith(IN_TRANSACTION)) {
+        const fast = bare.find((b) => b.result.label === r.label.replace(IN_TRANSACTION, ""));
+        if (fast) {
+          out.push(
+            `${fast.result.label}: one statement / in a transaction ` +
+              `${(fast.result.rps / r.rps).toFixed(2)}x`,
+          );
+        }
+        continue;
+      }
+      out.push(
+        `${r.label}/bare at c=${bareConcurrency}: ${(ratio * 100).toFixed(0)}% ` +
+          `(${r.rps.toFixed(0)} / ${baseline.rps.toFixed(0)} req/s)`,
+      );
+      targets.push([`${r.label} reaches 35% of the bare server`, ratio >= 0.35]);
+      targets.push([`${r.label} has zero errors`, r.errors === 0]);
+      targets.push([
+        `${r.label}: no request above 1 s (slowest ${r.max.toFixed(0)} ms)`,
+        r.max <= 1_000,
+      ]);
+    }
+    out.push("");
+  }
   for (const concurrency of levels) {
     const at = (label: string) =>
       results.find((r) => r.concurrency === concurrency && r.label.includes(label));
@@ -328,13 +531,13 @@ function report(
           : ""),
     );
     if (concurrency === 64) {
-      targets.push(["find-spell by API key at c=64 reaches 35% of the raw rate", ratio >= 0.35]);
       targets.push(["find-spell by API key at c=64 has zero errors", api.errors === 0]);
     }
   }
   const slowest = Math.max(...results.filter((r) => !r.label.startsWith("raw")).map((r) => r.max));
   targets.push([`no request above 1 s (slowest ${slowest.toFixed(0)} ms)`, slowest <= 1_000]);
-  const errors = results.reduce((n, r) => n + r.errors, 0);
+  const errors = results.reduce((n, r) => n + r.errors, 0) +
+    (Array.isArray(bare) ? bare.reduce((n, b) => n + b.result.errors, 0) : 0);
   targets.push([`no errors in any run (${errors})`, errors === 0]);
   out.push(
     `Server RSS: ${mb(memory.startRss)} idle, ${mb(memory.endRss)} after the runs, ` +

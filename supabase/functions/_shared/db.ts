@@ -161,6 +161,160 @@ export async function withApiKey<T>(
   return { value, acting: { role: "authenticated", claims: JSON.parse(claims) } };
 }
 
+/** Whom a one-statement read acts as: a caller known from its credential, or an API key's hash. */
+export type Reader = { acting: Acting } | { keyHash: string };
+
+/**
+ * A read of one statement: text built from server code constants only, with the caller's values
+ * as its parameters `$1..$n`, each cast in the text (`$1::bigint[]`).
+ */
+export interface ReadStatement {
+  text: string;
+  params: readonly unknown[];
+}
+
+/** The most parameters `private.read_as` passes to its statement. */
+const READ_PARAMETERS = 10;
+
+/**
+ * Runs one read statement as `reader` in a single statement on the shared, pipelined pool, with
+ * no reserved connection and no BEGIN/COMMIT: `private.read_as` opens the request as
+ * `withRole`/`withApiKey` do (same checks, same refusals), then plans and runs the statement as
+ * the caller, so every row-level policy applies; the call is one implicit transaction, so the
+ * role and claims end with it. Answers the same rows, parsed the same way, as the statement
+ * would in a transaction.
+ */
+export async function readAs(reader: Reader, statement: ReadStatement): Promise<postgres.Row[]> {
+  if (statement.params.length > READ_PARAMETERS) {
+    throw new Error(`A one-statement read takes at most ${READ_PARAMETERS} parameters`);
+  }
+  const from = pool;
+  const opener = "keyHash" in reader ? [null, null, reader.keyHash] : [
+    reader.acting.role,
+    reader.acting.role === "authenticated" ? JSON.stringify(reader.acting.claims) : "{}",
+    null,
+  ];
+  let connection: PoolConnection | null = null;
+  const options = {
+    prepare: true,
+    onexecute: (c: PoolConnection) => {
+      connection = c;
+      return true; // other queries may follow on the same connection
+    },
+  } as unknown as postgres.UnsafeQueryOptions;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // A frozen database answers nothing and runs no statement timeout: past the deadline the
+  // connection is dropped (failing what else it carries) and the request answers 503.
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      (connection as PoolConnection | null)?.terminate();
+      reject(connectionError(`The database did not answer within ${TRANSACTION_DEADLINE_MS} ms`));
+    }, TRANSACTION_DEADLINE_MS);
+  });
+  const read = async () => {
+    const columns = await columnDefinitions(from, statement, options);
+    const send = () =>
+      from.unsafe(
+        `select * from private.read_as($1, $2, $3, $4, $5) as r(${columns})`,
+        [...opener, statement.text, statement.params.map(asText)] as never[],
+        options,
+      );
+    return await send().catch((error) => {
+      // postgres.js 3.4.9 keeps the error of a backend the server terminated (57P01/57P02) when
+      // the socket failed first, and fails the first query after the reconnect with it. A read is
+      // safe to send again; a second failure is the answer.
+      if (!TERMINATED.has((error as { code?: string })?.code ?? "")) throw error;
+      return send();
+    });
+  };
+  try {
+    return await Promise.race([read(), deadline]);
+  } catch (error) {
+    // A connection of the shared pool that closed under a query is not safe to use again
+    // (postgres.js 3.4.9 can hand its next query the old error or another query's answer), and
+    // unlike a reservation it cannot be kept out of the pool: the pool is replaced instead, at
+    // most once per RESERVE_WAIT_MS.
+    if (
+      isConnectionError(error) && from === pool && Date.now() - replacedAt > RESERVE_WAIT_MS
+    ) {
+      replacePool();
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** SQLSTATEs of a backend the server ended: admin_shutdown, crash_shutdown. */
+const TERMINATED = new Set(["57P01", "57P02"]);
+
+/**
+ * The column definition list of a statement's result (`"id" "pg_catalog"."int8", ...`), for
+ * `read_as`, which returns records: learned once per statement text, so the rows come back with
+ * the statement's own column types.
+ */
+const columnLists = new Map<string, Promise<string>>();
+
+function columnDefinitions(
+  from: postgres.Sql,
+  statement: ReadStatement,
+  options: postgres.UnsafeQueryOptions,
+): Promise<string> {
+  let list = columnLists.get(statement.text);
+  if (!list) {
+    list = describeColumns(from, statement, options);
+    columnLists.set(statement.text, list);
+    // A failed or cut lookup is tried again by the next request.
+    list.catch(() => columnLists.delete(statement.text));
+  }
+  return list;
+}
+
+/**
+ * Runs the statement with no row wanted and reads its result's column types: a plain query, not
+ * postgres.js's `describe()`, which stops other queries from being pipelined on its connection.
+ */
+async function describeColumns(
+  from: postgres.Sql,
+  statement: ReadStatement,
+  options: postgres.UnsafeQueryOptions,
+): Promise<string> {
+  const { columns } = await from.unsafe(
+    `select * from (${statement.text}) q limit 0`,
+    statement.params as never[],
+    options,
+  );
+  const types = await from.unsafe<{ oid: number; name: string }[]>(
+    `select t.oid::int as oid, quote_ident(n.nspname) || '.' || quote_ident(t.typname) as name
+    from pg_catalog.pg_type t join pg_catalog.pg_namespace n on n.oid = t.typnamespace
+    where t.oid = any($1::oid[])`,
+    [columns.map((c) => c.type)],
+    options,
+  );
+  const nameOf = new Map(types.map((t) => [t.oid, t.name]));
+  return columns.map((c) => {
+    const type = nameOf.get(c.type);
+    if (!type) throw new Error(`Unknown type ${c.type} of column ${c.name}`);
+    return `"${c.name.replaceAll('"', '""')}" ${type}`;
+  }).join(", ");
+}
+
+/** A parameter as the text `read_as` passes on; the statement's cast reads it back. */
+function asText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return `{${value.map(arrayElement).join(",")}}`;
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+/** An element of a one-dimensional array literal, quoted, which every element type accepts. */
+function arrayElement(value: unknown): string {
+  if (value === null) return "NULL";
+  if (Array.isArray(value)) throw new Error("A one-statement read takes one-dimensional arrays");
+  const text = String(asText(value));
+  return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
 /**
  * The one transaction runner. BEGIN, the opening statement (which sets the role) and the
  * handler's first query are sent without waiting for one another, so they reach Postgres in one

@@ -8,7 +8,8 @@ import {
   type EndpointContract,
   type EndpointName,
 } from "@shared/contract.ts";
-import { type Acting, type Tx, withApiKey, withRole } from "./db.ts";
+import type postgres from "postgres";
+import { type Acting, readAs, type ReadStatement, type Tx, withApiKey, withRole } from "./db.ts";
 import { AfterCommit } from "./after_commit.ts";
 import { isPermissionRefusal, mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
@@ -62,8 +63,23 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
    * granted characters.
    */
   characterGrant?: (body: z.output<S>) => number | undefined;
-  /** The handler; it may return `afterCommit(step)` to finish after its transaction commits. */
-  run: (ctx: DbHandlerContext<z.output<S>>) => Promise<z.input<R> | AfterCommit<z.input<R>>>;
+  /**
+   * The handler; it may return `afterCommit(step)` to finish after its transaction commits.
+   * An endpoint declares either this or `read`.
+   */
+  run?: (ctx: DbHandlerContext<z.output<S>>) => Promise<z.input<R> | AfterCommit<z.input<R>>>;
+  /**
+   * For a handler that is one read statement: that statement and how its rows become the result.
+   * With ONE_STATEMENT_READS=1 it is sent as one statement on the shared pool (`readAs`), with no
+   * transaction of its own; otherwise in a transaction as `run` is.
+   */
+  read?: OneRead<S, R>;
+}
+
+/** A handler that is one read statement (see `DbServerSide.read`). */
+export interface OneRead<S extends z.ZodType, R extends z.ZodType> {
+  statement: (body: z.output<S>) => ReadStatement;
+  result: (rows: postgres.Row[], body: z.output<S>) => z.input<R>;
 }
 
 /** What a function that touches no database declares besides its contract entry. */
@@ -115,6 +131,12 @@ export function endpoint<N extends EndpointName>(
 ): EndpointHandler {
   // ServerSide pairs a plain server side with the entries that say `database: false` only.
   const spec = { ...contract[name], ...server } as EndpointSpec<z.ZodType, z.ZodType>;
+  if (spec.database !== false && (spec.run === undefined) === (spec.read === undefined)) {
+    throw new Error(`${name} declares neither or both of run and read`);
+  }
+  if (spec.database !== false && spec.read && spec.characterGrant) {
+    throw new Error(`${name}: a one-statement read cannot target a character grant`);
+  }
   return Object.assign(pipeline(spec), { endpoint: name });
 }
 
@@ -266,9 +288,11 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   base: Omit<HandlerContext<z.output<S>>, "caller">,
   credential: Credential,
 ): Promise<unknown> {
+  if (spec.read) return await runRead(spec, spec.read, base.body, credential);
+  const run = spec.run!;
   const caller = callerOf(credential);
   type Outcome = z.input<R> | AfterCommit<z.input<R>>;
-  const handle = (tx: Tx): Promise<Outcome> => spec.run({ ...base, caller, tx });
+  const handle = (tx: Tx): Promise<Outcome> => run({ ...base, caller, tx });
   let outcome: Outcome;
   let acting: Acting;
   if (credential.kind === "api_key") {
@@ -285,6 +309,39 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   if (!(outcome instanceof AfterCommit)) return outcome;
   const same = acting;
   return await outcome.step({ transaction: (fn) => withRole(same, fn) });
+}
+
+/**
+ * Runs a one-statement read as its caller: with ONE_STATEMENT_READS=1 as one statement on the
+ * shared pool (`readAs`), which opens the request exactly as a transaction does; otherwise in a
+ * transaction. An API key's standing is learned from either the same way.
+ */
+async function runRead<S extends z.ZodType, R extends z.ZodType>(
+  spec: DbEndpointSpec<S, R>,
+  read: OneRead<S, R>,
+  body: z.output<S>,
+  credential: Credential,
+): Promise<z.input<R>> {
+  const statement = read.statement(body);
+  const inTransaction = (tx: Tx) =>
+    tx.unsafe(statement.text, statement.params as never[], { prepare: true });
+  let rows: postgres.Row[];
+  if (credential.kind === "api_key") {
+    const { keyHash } = credential;
+    rows = await learnStanding(
+      credential,
+      spec.ingress,
+      env.ONE_STATEMENT_READS
+        ? readAs({ keyHash }, statement)
+        : withApiKey(keyHash, null, inTransaction).then(({ value }) => value),
+    );
+  } else {
+    const acting = actingFor(credential);
+    rows = env.ONE_STATEMENT_READS
+      ? await readAs({ acting }, statement)
+      : await withRole(acting, inTransaction);
+  }
+  return read.result(rows, body);
 }
 
 /**

@@ -1,13 +1,19 @@
-import { findContent } from "../_shared/content/find_content.ts";
+import type { z } from "zod";
+import type { ContractOf } from "@shared/contract.ts";
+import { findStatement } from "../_shared/content/find_content.ts";
 import { contentTables } from "../_shared/content/tables.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { oneOrMany } from "../_shared/one_or_many.ts";
 import { serve } from "../_shared/serve.ts";
 
+type Found = z.input<ContractOf<"find-content-source">["result"]>;
+
 serve(endpoint("find-content-source", {
-  run: async ({ body, tx }) => {
-    const rows = await findContent(tx, contentTables["content-source"], body);
+  read: {
+    statement: (body) => findStatement(contentTables["content-source"], body),
     // As the reference answers it: an external id names one source (or none).
-    return body.external_id !== undefined ? rows[0] ?? null : oneOrMany(body.id, rows);
+    // The rows are the registry resource's columns; the pipeline checks them against the result.
+    result: (rows, body) =>
+      (body.external_id !== undefined ? rows[0] ?? null : oneOrMany(body.id, rows)) as Found,
   },
 }));

@@ -3,7 +3,7 @@ import { type ContentTypeName, contentTypes } from "@shared/content_types.ts";
 import type { ContractOf } from "@shared/contract.ts";
 import { endpoint, type EndpointHandler } from "../endpoint.ts";
 import { oneOrMany } from "../one_or_many.ts";
-import { findContent } from "./find_content.ts";
+import { findStatement } from "./find_content.ts";
 import { saveContent } from "./save_content.ts";
 import { type ContentTable, contentTables } from "./tables.ts";
 
@@ -12,12 +12,14 @@ import { type ContentTable, contentTables } from "./tables.ts";
 type FoundRows = z.input<ContractOf<`find-${ContentTypeName}`>["result"]>;
 type SavedRow = z.input<ContractOf<`create-${ContentTypeName}`>["result"]>;
 
-/** `find-<type>`: the records of one content type the caller may read. */
+/** `find-<type>`: the records of one content type the caller may read, in one read statement. */
 export function findContentEndpoint(type: ContentTypeName): EndpointHandler {
   const table: ContentTable = contentTables[type];
   return endpoint(`find-${type}`, {
-    run: async ({ body, tx }) =>
-      oneOrMany(body.id, await findContent(tx, table, body)) as FoundRows,
+    read: {
+      statement: (body) => findStatement(table, body),
+      result: (rows, body) => oneOrMany(body.id, rows) as FoundRows,
+    },
   });
 }
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Tx } from "../db.ts";
+import type { ReadStatement, Tx } from "../db.ts";
 import type { ContentTable } from "./tables.ts";
 
 /** The most rows one find call returns; documented in docs/content.md. */
@@ -26,16 +26,13 @@ export function selectList(table: ContentTable): string {
 }
 
 /**
- * The one find implementation behind every find-<type>: `id` (one or many), `name` exact in any
- * case, `content_sources` (omitted or empty: official published sources only, unless an id or a
- * lifting filter is given), the table's extra filters; row-level policies decide visibility.
- * Ordered by name then id, at most FIND_CAP rows.
+ * The one find statement behind every find-<type>: `id` (one or many), `name` exact in any case,
+ * `content_sources` (omitted or empty: official published sources only, unless an id or a lifting
+ * filter is given), the table's extra filters; row-level policies decide visibility. Ordered by
+ * name then id, at most FIND_CAP rows. Its text is built from the table's definition and which
+ * filters are present; every value is a parameter.
  */
-export async function findContent<S extends z.ZodObject>(
-  tx: Tx,
-  table: ContentTable<S>,
-  body: FindFilters,
-): Promise<z.input<S>[]> {
+export function findStatement(table: ContentTable, body: FindFilters): ReadStatement {
   const params: unknown[] = [];
   const param = (value: unknown, type: string): string => {
     params.push(value);
@@ -81,6 +78,16 @@ export async function findContent<S extends z.ZodObject>(
     ${where.length > 0 ? `where ${where.join(" and ")}` : ""}
     order by t.name, t.id
     limit ${FIND_CAP}`;
-  const rows = await tx.unsafe(query, params as never[], { prepare: true });
+  return { text: query, params };
+}
+
+/** The find statement run in a transaction (for handlers that do more than this one read). */
+export async function findContent<S extends z.ZodObject>(
+  tx: Tx,
+  table: ContentTable<S>,
+  body: FindFilters,
+): Promise<z.input<S>[]> {
+  const { text, params } = findStatement(table, body);
+  const rows = await tx.unsafe(text, params as never[], { prepare: true });
   return rows as unknown as z.input<S>[];
 }

@@ -1,0 +1,121 @@
+import type { LoadResult } from "./run_load.ts";
+
+/** Whether the `wrk` load generator is installed (Debian package `wrk`). */
+export async function haveWrk(): Promise<boolean> {
+  try {
+    await new Deno.Command("wrk", { args: ["--version"], stdout: "null", stderr: "null" }).output();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What one `wrk` run is: where it POSTs, with which tokens (rotated per request), what body. */
+export interface WrkTarget {
+  label: string;
+  url: string;
+  /** Bearer tokens, used round robin, one per request. */
+  tokens: readonly string[];
+  body: unknown;
+  /** How the body of every successful answer begins. */
+  expected: string;
+}
+
+const THREADS = 2;
+/** Requests per token in a row (a key's budget is 120 a minute, a token's 240). */
+const USES_PER_TOKEN = 100;
+const SCRIPT = new URL("./wrk_post.lua", import.meta.url).pathname;
+
+/**
+ * Drives `target` with `wrk` (a C load generator, so the load costs the two cores little) at
+ * `concurrency` connections for `seconds`, after an unmeasured warm-up run; `around` is called
+ * just before and just after the measured run (for CPU counters).
+ */
+export async function wrkLoad(
+  target: WrkTarget,
+  concurrency: number,
+  seconds: number,
+  warmupSeconds: number,
+  around: { before: () => void; after: () => void } = { before() {}, after() {} },
+): Promise<LoadResult> {
+  // The warm-up and the measured run spend tokens of their own, in proportion to their length.
+  const { tokens } = target;
+  const split = tokens.length < 2
+    ? 0
+    : Math.ceil(tokens.length * warmupSeconds / (warmupSeconds + seconds));
+  const warmupFile = await tokensFile(split > 0 ? tokens.slice(0, split) : tokens);
+  const runFile = await tokensFile(split > 0 ? tokens.slice(split) : tokens);
+  try {
+    if (warmupSeconds > 0) await wrk(target, warmupFile, concurrency, warmupSeconds);
+    around.before();
+    const out = await wrk(target, runFile, concurrency, seconds);
+    around.after();
+    return out;
+  } finally {
+    await Deno.remove(warmupFile).catch(() => {});
+    await Deno.remove(runFile).catch(() => {});
+  }
+}
+
+async function tokensFile(tokens: readonly string[]): Promise<string> {
+  const path = await Deno.makeTempFile({ suffix: ".tokens" });
+  await Deno.writeTextFile(path, tokens.join("\n") + "\n");
+  return path;
+}
+
+async function wrk(
+  target: WrkTarget,
+  tokensFile: string,
+  concurrency: number,
+  seconds: number,
+): Promise<LoadResult> {
+  const { stdout, stderr } = await new Deno.Command("wrk", {
+    args: [
+      `-t${THREADS}`,
+      `-c${concurrency}`,
+      `-d${Math.max(1, Math.round(seconds))}s`,
+      "--timeout",
+      "10s",
+      "-s",
+      SCRIPT,
+      target.url,
+      "--",
+      tokensFile,
+      JSON.stringify(target.body),
+      target.expected,
+      String(THREADS),
+      String(USES_PER_TOKEN),
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(stdout);
+  const line = /^WRK_RESULT (.*)$/m.exec(text)?.[1];
+  if (!line) {
+    throw new Error(`wrk printed no result:\n${text}\n${new TextDecoder().decode(stderr)}`);
+  }
+  const r = JSON.parse(line) as {
+    requests: number;
+    duration_us: number;
+    p50_us: number;
+    p99_us: number;
+    max_us: number;
+    bad: number;
+    socket_errors: number;
+    sample: string;
+  };
+  const elapsed = r.duration_us / 1e6;
+  return {
+    label: target.label,
+    concurrency,
+    seconds: elapsed,
+    requests: r.requests,
+    errors: r.bad + r.socket_errors,
+    rps: r.requests / elapsed,
+    p50: r.p50_us / 1000,
+    p95: Number.NaN,
+    p99: r.p99_us / 1000,
+    max: r.max_us / 1000,
+    samples: r.sample ? [r.sample] : [],
+  };
+}
