@@ -4,6 +4,7 @@
  * caller cannot read, counts only of readable sources, private search helpers, deactivated accounts.
  */
 import { equal, match, rejects } from "node:assert/strict";
+import type postgres from "postgres";
 import {
   adminSql,
   call,
@@ -238,4 +239,64 @@ test("an upload row's path must start with its owner's id", async () => {
     }),
     /uploaded_file_path_is_owners/,
   );
+});
+
+test("a player cannot read the campaign's join key, in SQL or through an endpoint", async () => {
+  const gm = await makeUser({ tier: 1 });
+  const player = await makeUser();
+  const campaign = successData(
+    await call("create-campaign", { name: "Keyed" }, { token: gm.access_token }),
+  );
+  match(campaign.join_key, /^[0-9a-z]{6}-[0-9a-z]{6}$/);
+  const character = successData(
+    await call("create-character", { name: "Player" }, { token: player.access_token }),
+  ).id;
+  await call("find-campaign", { join_key: campaign.join_key }, { token: player.access_token });
+  successData(
+    await call("update-character", { id: character, campaign_id: campaign.id }, {
+      token: player.access_token,
+    }),
+  );
+
+  const asPlayer = async (
+    query: (tx: postgres.TransactionSql) => Promise<postgres.Row[]>,
+  ): Promise<postgres.Row[]> =>
+    await adminSql.begin(async (tx) => {
+      await tx`select set_config('request.jwt.claims', ${
+        JSON.stringify({ sub: player.user_id, role: "authenticated" })
+      }, true), set_config('role', 'authenticated', true)`;
+      return await query(tx);
+    });
+  const [readable] = await asPlayer((tx) =>
+    tx`select name from public.campaign where id = ${campaign.id}`
+  );
+  equal(readable?.name, "Keyed", "the player reads the campaign itself");
+  await rejects(
+    asPlayer((tx) => tx`select join_key from public.campaign where id = ${campaign.id}`),
+    /permission denied for table campaign/,
+  );
+  await rejects(
+    asPlayer((tx) => tx`select * from public.campaign where id = ${campaign.id}`),
+    /permission denied for table campaign/,
+  );
+  const [accessor] = await asPlayer((tx) =>
+    tx`select private.campaign_join_key(${campaign.id}) as key`
+  );
+  equal(accessor?.key, null);
+
+  const seenByPlayer = successData(
+    await call("find-campaign", { id: campaign.id }, { token: player.access_token }),
+  );
+  equal(seenByPlayer.length, 1);
+  equal("join_key" in seenByPlayer[0], false);
+  const seenByGm = successData(
+    await call("find-campaign", { id: campaign.id }, { token: gm.access_token }),
+  );
+  equal(seenByGm[0].join_key, campaign.join_key);
+  const updated = successData(
+    await call("create-campaign", { id: campaign.id, name: "Renamed" }, {
+      token: gm.access_token,
+    }),
+  );
+  equal(updated.join_key, campaign.join_key);
 });
