@@ -91,6 +91,7 @@ export async function prepareDatabase(dataDir: string | null): Promise<LocalData
     ? { kind: "postgres", url: databaseUrl, poolSize: 10, close: () => Promise.resolve() }
     : await openEmbedded(dataDir);
   Deno.env.set("DATABASE_URL", database.url);
+  Deno.env.set("DATABASE_EMBEDDED", database.kind === "embedded" ? "1" : "0");
   if (database.kind === "embedded" || !Deno.env.get("DATABASE_POOL_SIZE")) {
     Deno.env.set("DATABASE_POOL_SIZE", String(database.poolSize));
   }
@@ -121,7 +122,7 @@ export async function serveFunctions(
 ): Promise<ServedFunctions> {
   // Function modules read the environment when they load, so they are imported only now.
   const { loadFunction } = await import("../supabase/functions/_shared/serve.ts");
-  const { sql } = await import("../supabase/functions/_shared/db.ts");
+  const { endPools } = await import("../supabase/functions/_shared/db.ts");
   const { appRoutes } = await import("./app_routes.ts");
   const functionNames = await listFunctionNames();
   const handlers = new Map<string, Awaited<ReturnType<typeof loadFunction>>>();
@@ -186,7 +187,7 @@ export async function serveFunctions(
       }
       // A handler that never ends must not keep the process alive: shutdown() would wait for it.
       await within(SHUTDOWN_GRACE_MS, server.shutdown());
-      await within(SHUTDOWN_GRACE_MS, sql.end({ timeout: 1 }));
+      await within(SHUTDOWN_GRACE_MS, endPools(1));
     },
   };
 }
