@@ -1,6 +1,8 @@
 import postgres from "postgres";
 import { type LocalDatabase, openEmbedded } from "./database.ts";
 import { loadEnvFile } from "./env_file.ts";
+import { connectionCap, ConnectionFront, type Relay } from "./connection_front.ts";
+import { openFileLimit } from "./file_limit.ts";
 import { migrate } from "./migrate.ts";
 
 const root = new URL("../", import.meta.url);
@@ -21,6 +23,8 @@ export interface RunningServer {
   appUrl: string;
   database: LocalDatabase;
   functionNames: string[];
+  /** The most client connections held open at once; more are answered 503 and closed. */
+  maxConnections: number;
   /** Finishes in-flight requests, then releases the port and the database. */
   close(): Promise<void>;
 }
@@ -155,26 +159,45 @@ export async function serveFunctions(
   let inFlight = 0;
   let draining = false;
   let drained: (() => void) | null = null;
+  // Clients reach the HTTP server through the front, which caps and times out their connections;
+  // the HTTP server listens on a loopback port of its own.
   const server = Deno.serve({
     hostname: "127.0.0.1",
-    port: options.port,
-    reusePort: worker !== undefined,
+    port: 0,
     onListen: () => {},
-  }, async (req, info) => {
-    if (draining) return shuttingDown();
+  }, async (req, info): Promise<Response> => {
+    const relay: Relay | undefined = front.relayFor(info.remoteAddr);
+    relay?.requestStarted();
+    if (draining) {
+      relay?.requestEnded();
+      return shuttingDown();
+    }
     inFlight++;
     try {
-      return await answer(req, info);
+      return await answer(req, {
+        remoteAddr: relay?.remoteAddr ?? info.remoteAddr,
+        completed: info.completed,
+      });
     } finally {
+      relay?.requestEnded();
       if (--inFlight === 0) drained?.();
     }
   });
-  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const files = await openFileLimit();
+  const maxConnections = Number(Deno.env.get("MAX_CONNECTIONS")) ||
+    connectionCap(files?.soft ?? 1024);
+  const front: ConnectionFront = new ConnectionFront(
+    Deno.listen({ hostname: "127.0.0.1", port: options.port, reusePort: worker !== undefined }),
+    server.addr.port,
+    maxConnections,
+  );
+  const origin = `http://127.0.0.1:${front.addr.port}`;
   if (!Deno.env.get("APP_URL")) Deno.env.set("APP_URL", origin);
   return {
     functionsUrl: `${origin}/functions/v1`,
     appUrl: origin,
     functionNames,
+    maxConnections,
     async close() {
       draining = true;
       if (inFlight > 0) {
@@ -187,6 +210,7 @@ export async function serveFunctions(
       }
       // A handler that never ends must not keep the process alive: shutdown() would wait for it.
       await within(SHUTDOWN_GRACE_MS, server.shutdown());
+      front.closeAll();
       await within(SHUTDOWN_GRACE_MS, endPools(1));
     },
   };

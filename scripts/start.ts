@@ -36,6 +36,10 @@ console.log(
     `${database.kind} database), app at ${running.appUrl}`,
 );
 if (files) console.log(`Open files: up to ${files.soft} (hard limit ${files.hard})`);
+console.log(
+  `Connections: at most ${running.maxConnections} open at once (MAX_CONNECTIONS), more are ` +
+    "answered 503; idle ones are closed",
+);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {
