@@ -8,7 +8,7 @@
 import { equal, ok } from "node:assert/strict";
 import { flood, stalledUploadHead } from "../scripts/bench/connections.ts";
 import { raiseOpenFileLimit } from "../scripts/file_limit.ts";
-import { createAccount } from "./support/accounts.ts";
+import { createAccount, tokenFor } from "./support/accounts.ts";
 import { post, randomIp } from "./support/http.ts";
 import { ServerProcess } from "./support/server_process.ts";
 import { defaultTestDatabase } from "./support/test_database.ts";
@@ -52,7 +52,8 @@ Deno.test({
       const stalled = await flood({
         port,
         count: 4_000,
-        head: stalledUploadHead(account.token),
+        // A token of its own: the uploads spend its budget, not the one `serves` uses.
+        head: stalledUploadHead(await tokenFor(account)),
         waitMs: WAIT_MS,
         pid: child.pid,
       });
