@@ -80,16 +80,17 @@ export class Relay {
 
 /** Copies `from` to `to` until `from` ends; `moved` is told of every chunk. */
 async function pump(from: Deno.Conn, to: Deno.Conn, moved?: () => void): Promise<void> {
-  // An idle connection holds only a small buffer; a read that fills it asks for a large one next.
-  let size = SMALL_READ;
+  // An idle connection holds only a small buffer; a read that fills it uses a large one next.
+  const small = new Uint8Array(SMALL_READ);
+  let buffer = small;
   while (true) {
-    const buffer = new Uint8Array(size);
     const n = await from.read(buffer);
     if (n === null) return;
     moved?.();
     let written = 0;
     while (written < n) written += await to.write(buffer.subarray(written, n));
-    size = n === size ? LARGE_READ : SMALL_READ;
+    if (n === buffer.length) buffer = buffer === small ? new Uint8Array(LARGE_READ) : buffer;
+    else buffer = small;
   }
 }
 

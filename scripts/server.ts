@@ -126,7 +126,15 @@ export async function serveFunctions(
 ): Promise<ServedFunctions> {
   // Function modules read the environment when they load, so they are imported only now.
   const { loadFunction } = await import("../supabase/functions/_shared/serve.ts");
-  const { endPools } = await import("../supabase/functions/_shared/db.ts");
+  const { endPools, sql } = await import("../supabase/functions/_shared/db.ts");
+  // Requests log in as api_authenticator: a start that cannot says why, instead of a 503 a call.
+  await sql`select 1`.catch((error) => {
+    throw new Error(
+      `Requests cannot connect as api_authenticator (${error.message}). Where the database asks ` +
+        "for a password, give the role one (alter role api_authenticator with password '...') " +
+        "and set API_AUTHENTICATOR_PASSWORD to it.",
+    );
+  });
   const { appRoutes } = await import("./app_routes.ts");
   const functionNames = await listFunctionNames();
   const handlers = new Map<string, Awaited<ReturnType<typeof loadFunction>>>();
