@@ -141,6 +141,15 @@ export class ConnectionFront {
     }
   }
 
+  /**
+   * Resolves once every relay has ended. After the HTTP server shuts down, each relay still copies
+   * the end of its last answer to the client before it sees the close; cutting them at once would
+   * lose it.
+   */
+  async ended(): Promise<void> {
+    while (this.#relays.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
   closeAll(): void {
     this.stopAccepting();
     clearInterval(this.#sweep);

@@ -217,7 +217,9 @@ export async function serveFunctions(
         clearTimeout(timer);
       }
       // A handler that never ends must not keep the process alive: shutdown() would wait for it.
+      front.stopAccepting();
       await within(SHUTDOWN_GRACE_MS, server.shutdown());
+      await within(SHUTDOWN_GRACE_MS, front.ended());
       front.closeAll();
       await within(SHUTDOWN_GRACE_MS, endPools(1));
     },
