@@ -8,9 +8,9 @@
 import { equal, ok } from "node:assert/strict";
 import { flood, stalledUploadHead } from "../scripts/bench/connections.ts";
 import { raiseOpenFileLimit } from "../scripts/file_limit.ts";
-import { createAccount, tokenFor } from "./support/accounts.ts";
+import { createAccount, tokenFor } from "../scripts/support/accounts.ts";
 import { post, randomIp } from "./support/http.ts";
-import { ServerProcess } from "./support/server_process.ts";
+import { ServerProcess } from "../scripts/support/server_process.ts";
 import { defaultTestDatabase } from "./support/test_database.ts";
 
 const enabled = Deno.env.get("RUN_CLUSTER_FAULTS") === "1" && Deno.build.os === "linux";
