@@ -5,13 +5,7 @@
  * so util-linux `prlimit` changes the running process; without it the limit stays and is reported.
  */
 export async function raiseOpenFileLimit(): Promise<{ soft: number; hard: number } | null> {
-  const read = async () => {
-    const limits = await Deno.readTextFile("/proc/self/limits").catch(() => "");
-    const match = /^Max open files\s+(\d+|unlimited)\s+(\d+|unlimited)/m.exec(limits);
-    if (!match) return null;
-    const number = (v: string) => (v === "unlimited" ? Infinity : Number(v));
-    return { soft: number(match[1]!), hard: number(match[2]!) };
-  };
+  const read = openFileLimit;
   const before = await read();
   if (!before || before.soft >= before.hard || !Number.isFinite(before.hard)) return before;
   try {
@@ -24,4 +18,13 @@ export async function raiseOpenFileLimit(): Promise<{ soft: number; hard: number
     // prlimit is not installed: keep the limit as it is
   }
   return await read();
+}
+
+/** This process's limits on open files, or null where /proc does not tell (not Linux). */
+export async function openFileLimit(): Promise<{ soft: number; hard: number } | null> {
+  const limits = await Deno.readTextFile("/proc/self/limits").catch(() => "");
+  const match = /^Max open files\s+(\d+|unlimited)\s+(\d+|unlimited)/m.exec(limits);
+  if (!match) return null;
+  const number = (v: string) => (v === "unlimited" ? Infinity : Number(v));
+  return { soft: number(match[1]!), hard: number(match[2]!) };
 }

@@ -1,6 +1,8 @@
 import postgres from "postgres";
 import { type LocalDatabase, openEmbedded } from "./database.ts";
 import { loadEnvFile } from "./env_file.ts";
+import { connectionCap, ConnectionFront, type Relay } from "./connection_front.ts";
+import { openFileLimit } from "./file_limit.ts";
 import { migrate } from "./migrate.ts";
 
 const root = new URL("../", import.meta.url);
@@ -21,6 +23,8 @@ export interface RunningServer {
   appUrl: string;
   database: LocalDatabase;
   functionNames: string[];
+  /** The most client connections held open at once; more are answered 503 and closed. */
+  maxConnections: number;
   /** Finishes in-flight requests, then releases the port and the database. */
   close(): Promise<void>;
 }
@@ -91,6 +95,7 @@ export async function prepareDatabase(dataDir: string | null): Promise<LocalData
     ? { kind: "postgres", url: databaseUrl, poolSize: 10, close: () => Promise.resolve() }
     : await openEmbedded(dataDir);
   Deno.env.set("DATABASE_URL", database.url);
+  Deno.env.set("DATABASE_EMBEDDED", database.kind === "embedded" ? "1" : "0");
   if (database.kind === "embedded" || !Deno.env.get("DATABASE_POOL_SIZE")) {
     Deno.env.set("DATABASE_POOL_SIZE", String(database.poolSize));
   }
@@ -121,7 +126,15 @@ export async function serveFunctions(
 ): Promise<ServedFunctions> {
   // Function modules read the environment when they load, so they are imported only now.
   const { loadFunction } = await import("../supabase/functions/_shared/serve.ts");
-  const { sql } = await import("../supabase/functions/_shared/db.ts");
+  const { endPools, sql } = await import("../supabase/functions/_shared/db.ts");
+  // Requests log in as api_authenticator: a start that cannot says why, instead of a 503 a call.
+  await sql`select 1`.catch((error) => {
+    throw new Error(
+      `Requests cannot connect as api_authenticator (${error.message}). Where the database asks ` +
+        "for a password, give the role one (alter role api_authenticator with password '...') " +
+        "and set API_AUTHENTICATOR_PASSWORD to it.",
+    );
+  });
   const { appRoutes } = await import("./app_routes.ts");
   const functionNames = await listFunctionNames();
   const handlers = new Map<string, Awaited<ReturnType<typeof loadFunction>>>();
@@ -154,26 +167,45 @@ export async function serveFunctions(
   let inFlight = 0;
   let draining = false;
   let drained: (() => void) | null = null;
+  // Clients reach the HTTP server through the front, which caps and times out their connections;
+  // the HTTP server listens on a loopback port of its own.
   const server = Deno.serve({
     hostname: "127.0.0.1",
-    port: options.port,
-    reusePort: worker !== undefined,
+    port: 0,
     onListen: () => {},
-  }, async (req, info) => {
-    if (draining) return shuttingDown();
+  }, async (req, info): Promise<Response> => {
+    const relay: Relay | undefined = front.relayFor(info.remoteAddr);
+    relay?.requestStarted();
+    if (draining) {
+      relay?.requestEnded();
+      return shuttingDown();
+    }
     inFlight++;
     try {
-      return await answer(req, info);
+      return await answer(req, {
+        remoteAddr: relay?.remoteAddr ?? info.remoteAddr,
+        completed: info.completed,
+      });
     } finally {
+      relay?.requestEnded();
       if (--inFlight === 0) drained?.();
     }
   });
-  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const files = await openFileLimit();
+  const maxConnections = Number(Deno.env.get("MAX_CONNECTIONS")) ||
+    connectionCap(files?.soft ?? 1024);
+  const front: ConnectionFront = new ConnectionFront(
+    Deno.listen({ hostname: "127.0.0.1", port: options.port, reusePort: worker !== undefined }),
+    server.addr.port,
+    maxConnections,
+  );
+  const origin = `http://127.0.0.1:${front.addr.port}`;
   if (!Deno.env.get("APP_URL")) Deno.env.set("APP_URL", origin);
   return {
     functionsUrl: `${origin}/functions/v1`,
     appUrl: origin,
     functionNames,
+    maxConnections,
     async close() {
       draining = true;
       if (inFlight > 0) {
@@ -185,8 +217,11 @@ export async function serveFunctions(
         clearTimeout(timer);
       }
       // A handler that never ends must not keep the process alive: shutdown() would wait for it.
+      front.stopAccepting();
       await within(SHUTDOWN_GRACE_MS, server.shutdown());
-      await within(SHUTDOWN_GRACE_MS, sql.end({ timeout: 1 }));
+      await within(SHUTDOWN_GRACE_MS, front.ended());
+      front.closeAll();
+      await within(SHUTDOWN_GRACE_MS, endPools(1));
     },
   };
 }

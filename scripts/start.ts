@@ -1,5 +1,6 @@
 import { isLocalDevelopment } from "./env_file.ts";
 import { raiseOpenFileLimit } from "./file_limit.ts";
+import { connectionCap } from "./connection_front.ts";
 import type { LocalDatabase } from "./database.ts";
 import {
   DRAIN_TIMEOUT_MS,
@@ -17,6 +18,10 @@ let stopping = false;
 const port = Number(Deno.env.get("PORT") ?? 54321);
 const database = await prepareDatabase(Deno.env.get("DATA_DIR") ?? ".data");
 const workers = planWorkers(database);
+// The workers are threads of this process and share its open files: each holds its share.
+const connections = Number(Deno.env.get("MAX_CONNECTIONS")) || connectionCap(files?.soft ?? 1024);
+const connectionShare = Math.max(1, Math.floor(connections / workers));
+Deno.env.set("MAX_CONNECTIONS", String(connectionShare));
 const running = workers === 1 ? await serveHere() : await startWorkers(workers);
 
 if (isLocalDevelopment()) {
@@ -36,6 +41,10 @@ console.log(
     `${database.kind} database), app at ${running.appUrl}`,
 );
 if (files) console.log(`Open files: up to ${files.soft} (hard limit ${files.hard})`);
+console.log(
+  `Connections: at most ${connectionShare * workers} open at once (MAX_CONNECTIONS), more are ` +
+    "answered 503; idle ones are closed",
+);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {

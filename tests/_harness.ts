@@ -46,10 +46,12 @@ if (sharedUrl) Deno.env.set("DATABASE_URL", await freshDatabase(sharedUrl));
 export const server: RunningServer = await startServer({ port: 0, dataDir: null });
 
 /**
- * The server's own pool, connected as the database owner: for arranging and checking rows
- * directly. Sharing the pool keeps the embedded database's single session free of interleaving.
+ * A pool connected as the database owner, for arranging and checking rows directly (requests
+ * connect as `api_authenticator`). On the embedded database it is the server's own pool: sharing
+ * it keeps the single session free of interleaving.
  */
-export const adminSql: postgres.Sql = (await import("../supabase/functions/_shared/db.ts")).sql;
+export const adminSql: postgres.Sql = (await import("../supabase/functions/_shared/db.ts"))
+  .ownerSql();
 
 /** Registers a test that shares the long-lived server (so resource sanitizers are off). */
 export function test(name: string, fn: (t: Deno.TestContext) => Promise<void> | void): void {

@@ -4,6 +4,7 @@
  * caller cannot read, counts only of readable sources, private search helpers, deactivated accounts.
  */
 import { equal, match, rejects } from "node:assert/strict";
+import postgres from "postgres";
 import {
   adminSql,
   call,
@@ -238,4 +239,149 @@ test("an upload row's path must start with its owner's id", async () => {
     }),
     /uploaded_file_path_is_owners/,
   );
+});
+
+test("a player cannot read the campaign's join key, in SQL or through an endpoint", async () => {
+  const gm = await makeUser({ tier: 1 });
+  const player = await makeUser();
+  const campaign = successData(
+    await call("create-campaign", { name: "Keyed" }, { token: gm.access_token }),
+  );
+  match(campaign.join_key, /^[0-9a-z]{6}-[0-9a-z]{6}$/);
+  const character = successData(
+    await call("create-character", { name: "Player" }, { token: player.access_token }),
+  ).id;
+  await call("find-campaign", { join_key: campaign.join_key }, { token: player.access_token });
+  successData(
+    await call("update-character", { id: character, campaign_id: campaign.id }, {
+      token: player.access_token,
+    }),
+  );
+
+  const asPlayer = async (
+    query: (tx: postgres.TransactionSql) => Promise<postgres.Row[]>,
+  ): Promise<postgres.Row[]> =>
+    await adminSql.begin(async (tx) => {
+      await tx`select set_config('request.jwt.claims', ${
+        JSON.stringify({ sub: player.user_id, role: "authenticated" })
+      }, true), set_config('role', 'authenticated', true)`;
+      return await query(tx);
+    });
+  const [readable] = await asPlayer((tx) =>
+    tx`select name from public.campaign where id = ${campaign.id}`
+  );
+  equal(readable?.name, "Keyed", "the player reads the campaign itself");
+  await rejects(
+    asPlayer((tx) => tx`select join_key from public.campaign where id = ${campaign.id}`),
+    /permission denied for table campaign/,
+  );
+  await rejects(
+    asPlayer((tx) => tx`select * from public.campaign where id = ${campaign.id}`),
+    /permission denied for table campaign/,
+  );
+  const [accessor] = await asPlayer((tx) =>
+    tx`select private.campaign_join_key(${campaign.id}) as key`
+  );
+  equal(accessor?.key, null);
+
+  const seenByPlayer = successData(
+    await call("find-campaign", { id: campaign.id }, { token: player.access_token }),
+  );
+  equal(seenByPlayer.length, 1);
+  equal("join_key" in seenByPlayer[0], false);
+  const seenByGm = successData(
+    await call("find-campaign", { id: campaign.id }, { token: gm.access_token }),
+  );
+  equal(seenByGm[0].join_key, campaign.join_key);
+  const updated = successData(
+    await call("create-campaign", { id: campaign.id, name: "Renamed" }, {
+      token: gm.access_token,
+    }),
+  );
+  equal(updated.join_key, campaign.join_key);
+});
+
+test("requests connect as a login role that owns nothing and can read nothing itself", async () => {
+  const { REQUEST_LOGIN_ROLE, requestDatabase } = await import(
+    "../supabase/functions/_shared/env.ts"
+  );
+  equal(REQUEST_LOGIN_ROLE, "api_authenticator");
+  const [role] = await adminSql<
+    { inherit: boolean; elevated: boolean; login: boolean; members_of: string[] }[]
+  >`
+    select r.rolinherit as inherit, r.rolcanlogin as login,
+      r.rolsuper or r.rolcreaterole or r.rolcreatedb or r.rolbypassrls or r.rolreplication
+        as elevated,
+      array(select g.rolname::text from pg_auth_members m join pg_roles g on g.oid = m.roleid
+        where m.member = r.oid order by 1) as members_of
+    from pg_roles r where r.rolname = 'api_authenticator'`;
+  equal(role?.inherit, false);
+  equal(role?.login, true);
+  equal(role?.elevated, false);
+  equal(role?.members_of.join(","), "anon,authenticated,service_role");
+  const [owned] = await adminSql<{ n: number }[]>`
+    select (select count(*) from pg_class where relowner = 'api_authenticator'::regrole)
+      + (select count(*) from pg_proc where proowner = 'api_authenticator'::regrole)
+      + (select count(*) from pg_namespace where nspowner = 'api_authenticator'::regrole)
+      + (select count(*) from pg_type where typowner = 'api_authenticator'::regrole)
+      + (select count(*) from information_schema.role_table_grants
+         where grantee = 'api_authenticator') as n`;
+  equal(Number(owned?.n), 0, "it owns nothing and holds no table privilege");
+
+  // The openers run as the connecting role with a pinned search_path; their lookups are security
+  // definer and callable by that role alone.
+  const functions = await adminSql<
+    { name: string; definer: boolean; config: string[] | null; requests_may: boolean }[]
+  >`
+    select p.proname as name, p.prosecdef as definer, p.proconfig as config,
+      has_function_privilege('authenticated', p.oid, 'execute')
+        or has_function_privilege('anon', p.oid, 'execute')
+        or has_function_privilege('service_role', p.oid, 'execute') as requests_may
+    from pg_proc p
+    where p.pronamespace = 'private'::regnamespace and p.proname in
+      ('begin_request', 'begin_api_key_request', 'account_deactivated', 'resolve_api_key')
+    order by 1`;
+  equal(functions.length, 4);
+  for (const f of functions) {
+    equal(f.definer, !f.name.startsWith("begin_"), f.name);
+    equal(f.requests_may, false, f.name);
+    match((f.config ?? []).join(","), /search_path=""/, f.name);
+  }
+
+  // As that role, before a request switches: no table can be read or created.
+  const asAuthenticator = (query: (tx: postgres.TransactionSql) => Promise<unknown>) =>
+    adminSql.begin(async (tx) => {
+      await tx`set local role api_authenticator`;
+      return await query(tx);
+    });
+  await rejects(
+    asAuthenticator((tx) => tx`select * from public.character`),
+    /permission denied for table character/,
+  );
+  await rejects(
+    asAuthenticator((tx) => tx`select * from private.api_key`),
+    /permission denied for table api_key/,
+  );
+  await rejects(
+    asAuthenticator((tx) => tx`create table public.authenticator_owned (id int)`),
+    /permission denied for schema public/,
+  );
+
+  const { url, switchToLoginRole } = requestDatabase();
+  if (switchToLoginRole) return; // the embedded database: one session, checked above
+  const direct = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [who] = await direct<{ session_user: string }[]>`select session_user`;
+    equal(who?.session_user, "api_authenticator");
+    await rejects(direct`select * from public.character`, /permission denied for table character/);
+    // And the server's own request connections are that role's.
+    successData(await call("find-character", {}, { token: (await makeUser()).access_token }));
+    const users = await adminSql<{ usename: string }[]>`
+      select distinct usename::text from pg_stat_activity
+      where datname = current_database() and application_name = 'rpg-builder-api'
+        and pid <> pg_backend_pid() and usename <> current_user`;
+    equal(users.map((u) => u.usename).join(","), "api_authenticator");
+  } finally {
+    await direct.end();
+  }
 });

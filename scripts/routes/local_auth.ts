@@ -14,7 +14,7 @@ import {
   signLocalAnonKey,
   verifyAccessToken,
 } from "../../supabase/functions/_shared/auth/jwt.ts";
-import { sql } from "../../supabase/functions/_shared/db.ts";
+import { ownerSql } from "../../supabase/functions/_shared/db.ts";
 import { Fail } from "../../supabase/functions/_shared/envelope.ts";
 
 const PREFIX = "/auth/v1/";
@@ -123,19 +123,19 @@ async function logout(req: Request): Promise<Response> {
 
 /** The most recently created local accounts, so the sign-in page can offer them to pick from. */
 async function recentAccounts(): Promise<Response> {
-  const rows = await sql<{ email: string }[]>`
+  const rows = await ownerSql()<{ email: string }[]>`
     select email from auth.users where email is not null order by created_at desc limit 20`;
   return Response.json(rows.map((r) => r.email), { headers });
 }
 
 async function findOrCreateAccount(email: string): Promise<AccountRow | null> {
-  const [existing] = await sql<AccountRow[]>`
+  const [existing] = await ownerSql()<AccountRow[]>`
     select id::text, email, created_at, updated_at from auth.users
     where lower(email) = ${email} order by created_at limit 1`;
   if (existing) return existing;
   // Only new accounts go through upsertDevUser: it also resets the tier, which must stay as set.
   try {
-    const created = await upsertDevUser(sql, { email, tier: 0, admin: false });
+    const created = await upsertDevUser(ownerSql(), { email, tier: 0, admin: false });
     return await accountById(created.user_id);
   } catch (e) {
     if (e instanceof Error && e.message.startsWith("Invalid email")) return null;
@@ -144,7 +144,7 @@ async function findOrCreateAccount(email: string): Promise<AccountRow | null> {
 }
 
 async function accountById(userId: string): Promise<AccountRow | null> {
-  const [row] = await sql<AccountRow[]>`
+  const [row] = await ownerSql()<AccountRow[]>`
     select id::text, email, created_at, updated_at from auth.users where id = ${userId}`;
   return row ?? null;
 }

@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import { databaseUrl, env } from "./env.ts";
+import { databaseUrl, env, REQUEST_LOGIN_ROLE, requestDatabase } from "./env.ts";
 import type { Claims } from "./auth/jwt.ts";
 import { isConnectionError } from "./db_errors.ts";
 
@@ -19,9 +19,11 @@ const RESERVE_WAIT_MS = 3_000;
  */
 const TRANSACTION_DEADLINE_MS = 7_000;
 
-function openPool(): postgres.Sql {
-  return postgres(databaseUrl(), {
-    max: env.DATABASE_POOL_SIZE,
+const requestConnection = requestDatabase();
+
+function openPool(url = requestConnection.url, max = env.DATABASE_POOL_SIZE): postgres.Sql {
+  return postgres(url, {
+    max,
     // Off, every query is sent unnamed, including those that ask for `prepare: true`.
     prepare: env.DATABASE_PREPARE,
     idle_timeout: 30,
@@ -68,11 +70,35 @@ let pool = openPool();
 let held = 0;
 let replacedAt = 0;
 
-/** The process-wide connection pool (whichever pool is current), built once at module scope. */
+/**
+ * The process-wide request pool (whichever pool is current), built once at module scope. It
+ * connects as `api_authenticator`, which can do nothing until a request transaction switches role.
+ */
 export const sql: postgres.Sql = new Proxy(pool, {
   apply: (_target, self, args) => Reflect.apply(pool, self, args),
   get: (_target, property) => Reflect.get(pool, property, pool),
 }) as postgres.Sql;
+
+let ownerPool: postgres.Sql | null = null;
+
+/**
+ * A pool connected as the database owner, for local tools and tests only: never for a request. On
+ * the embedded database it is the request pool itself, since one session serves both (outside a
+ * request transaction that session is the owner's).
+ */
+export function ownerSql(): postgres.Sql {
+  if (requestConnection.switchToLoginRole) return sql;
+  ownerPool ??= openPool(databaseUrl(), 2);
+  return ownerPool;
+}
+
+/** Ends the request pool and the owner's pool, if one was opened. */
+export async function endPools(timeoutSeconds: number): Promise<void> {
+  await Promise.all([
+    sql.end({ timeout: timeoutSeconds }),
+    ownerPool?.end({ timeout: timeoutSeconds }),
+  ]);
+}
 
 /** Ends the current pool and opens a new one; requests still on the old one answer 503. */
 function replacePool(): void {
@@ -331,9 +357,13 @@ async function inTransaction<O extends postgres.Row[], T>(
   const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
   try {
     const begun = reserved.unsafe("begin", [], watch.options).execute();
+    const switched = requestConnection.switchToLoginRole
+      ? reserved.unsafe(`set local role ${REQUEST_LOGIN_ROLE}`).execute()
+      : Promise.resolve();
     const opening = open(reserved).execute();
     // Handled below, once `fn` has finished: an opening error outranks what it caused in `fn`.
     begun.catch(() => {});
+    switched.catch(() => {});
     opening.catch(() => {});
 
     let outcome: { value: T } | { error: unknown };
@@ -342,7 +372,7 @@ async function inTransaction<O extends postgres.Row[], T>(
     } catch (error) {
       outcome = { error: watch.seen(error) };
     }
-    const started = await Promise.race([Promise.allSettled([begun, opening]), deadline]);
+    const started = await Promise.race([Promise.allSettled([begun, switched, opening]), deadline]);
     const refusal = started.find((s) => s.status === "rejected")?.reason;
     if (refusal !== undefined || "error" in outcome) {
       if (!watch.lost) await Promise.race([reserved.unsafe("rollback"), deadline]).catch(() => {});

@@ -12,6 +12,13 @@ const EnvSchema = z.object({
    * (PgBouncer before 1.21, or without `max_prepared_statements`).
    */
   DATABASE_PREPARE: flag.default(true),
+  /** The password of the role requests connect as (see `requestDatabase`); none when unset. */
+  API_AUTHENTICATOR_PASSWORD: z.string().min(1).optional(),
+  /**
+   * Set by the local server for the embedded database, whose one session every connection shares:
+   * requests then switch to the connecting role inside their transaction instead of logging in.
+   */
+  DATABASE_EMBEDDED: flag.default(false),
   SUPABASE_JWT_SECRET: z.string().min(32, "SUPABASE_JWT_SECRET must be at least 32 characters"),
   SUPABASE_URL: z.url().optional(),
   UPSTASH_REDIS_REST_URL: z.url().optional(),
@@ -82,9 +89,32 @@ function readEnv(): Env {
 /** The environment, validated when this module loads so a bad deploy fails at start-up. */
 export const env: Env = readEnv();
 
-/** The Postgres connection string: ours locally, the platform's when hosted. */
+/**
+ * The database owner's connection string: ours locally, the platform's when hosted. It runs the
+ * migrations and local tools; requests never use it (see `requestDatabase`).
+ */
 export function databaseUrl(): string {
   const url = env.DATABASE_URL ?? env.SUPABASE_DB_URL;
   if (!url) throw new Error("Invalid environment: DATABASE_URL or SUPABASE_DB_URL is required");
   return url;
+}
+
+/** The login role requests connect as: only a member of the request roles, owning nothing. */
+export const REQUEST_LOGIN_ROLE = "api_authenticator";
+
+/**
+ * How requests reach the database: as `api_authenticator`, at the owner's address (its user name
+ * replaced, a hosted pooler's `.<project-ref>` suffix kept) with API_AUTHENTICATOR_PASSWORD. Every
+ * request transaction then switches to its request role, as PostgREST's `authenticator` does. The
+ * embedded database has a single session (a superuser's) shared by every connection, so there the
+ * connection stays the owner's and each transaction first switches to `api_authenticator` itself.
+ */
+export function requestDatabase(): { url: string; switchToLoginRole: boolean } {
+  const owner = databaseUrl();
+  if (env.DATABASE_EMBEDDED) return { url: owner, switchToLoginRole: true };
+  const url = new URL(owner);
+  const tenant = /\.[^.]+$/.exec(decodeURIComponent(url.username))?.[0] ?? "";
+  url.username = REQUEST_LOGIN_ROLE + tenant;
+  url.password = env.API_AUTHENTICATOR_PASSWORD ?? "";
+  return { url: url.href, switchToLoginRole: false };
 }

@@ -11,7 +11,15 @@ import { columnValues } from "./columns.ts";
 
 type CampaignRow = z.input<typeof Campaign>;
 
-const COLUMNS = Object.keys(Campaign.shape);
+/** The columns a caller may select; the join key is read through private.campaign_join_key. */
+const COLUMNS = Object.keys(Campaign.shape).filter((column) => column !== "join_key");
+
+/** The row a write returns to the campaign's owner, with its join key. */
+async function withJoinKey(tx: Tx, row: CampaignRow): Promise<CampaignRow> {
+  const [key] = await tx<{ join_key: string }[]>`
+    select private.campaign_join_key(${row.id}) as join_key`;
+  return { ...row, join_key: key?.join_key ?? undefined };
+}
 
 const JSON_COLUMNS: ReadonlySet<(typeof CAMPAIGN_WRITABLE_FIELDS)[number]> = new Set([
   "description",
@@ -36,12 +44,12 @@ export async function saveCampaign(tx: Tx, body: CreateCampaignBody): Promise<Ca
     const [row] = await tx<CampaignRow[]>`
       insert into public.campaign ${tx(values, keys)} returning ${tx(COLUMNS)}`;
     if (!row) throw new Error("Insert into campaign returned no row");
-    return row;
+    return await withJoinKey(tx, row);
   }
   const assignments = keys.length > 0 ? tx(values, keys) : tx`name = name`;
   const [row] = await tx<CampaignRow[]>`
     update public.campaign set ${assignments} where id = ${id} returning ${tx(COLUMNS)}`;
-  if (row) return row;
+  if (row) return await withJoinKey(tx, row);
   await assertOwnCampaign(tx, id);
   throw new Error("Campaign update matched no row although the caller owns it");
 }
@@ -75,17 +83,19 @@ export async function findCampaigns(
   const source = body.join_key === undefined
     ? tx`public.campaign`
     : tx`private.find_campaign_by_join_key(${body.join_key})`;
-  const rows = await tx<(CampaignRow & { mine: boolean })[]>`
-    select ${tx(COLUMNS.map((column) => `c.${column}`))},
-           coalesce(c.user_id = (select auth.uid()), false) as mine
+  // The key comes from the table only through its accessor (the owner's), and from a lookup by
+  // key to the caller who supplied it.
+  const joinKey = body.join_key === undefined
+    ? tx`private.campaign_join_key(c.id)`
+    : tx`c.join_key`;
+  const rows = await tx<(Omit<CampaignRow, "join_key"> & { join_key: string | null })[]>`
+    select ${tx(COLUMNS.map((column) => `c.${column}`))}, ${joinKey} as join_key
     from ${source} c
     where true
       ${ids === null ? tx`` : tx`and c.id = any(${ids}::bigint[])`}
       ${body.user_id === undefined ? tx`` : tx`and c.user_id = ${body.user_id}::uuid`}
     order by c.id`;
-  return rows.map(({ mine, ...campaign }) => {
-    if (mine || body.join_key !== undefined) return campaign;
-    const { join_key: _hidden, ...withoutKey } = campaign;
-    return withoutKey;
-  });
+  return rows.map(({ join_key, ...campaign }) =>
+    join_key === null ? campaign : { ...campaign, join_key }
+  );
 }

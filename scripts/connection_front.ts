@@ -1,0 +1,225 @@
+/**
+ * The local server's front door. `Deno.serve` offers no connection limit and no idle or header
+ * timeout: idle connections piled up until its accept loop failed with "Too many open files",
+ * which ended the process. So the server accepts TCP connections here, counts them, and relays
+ * each to `Deno.serve` on a loopback port of its own. Beyond the cap a connection is answered 503
+ * and closed at once. While no request of a connection runs, it is closed once IDLE_TIMEOUT_MS
+ * pass without a request starting or a byte of an answer going out: an idle connection, headers
+ * that trickle in, and a client that stops reading its answer all end there. A request's body has
+ * its own deadline (`read_body.ts`). Hosted, the platform's gateway holds the client connections
+ * and this front is not used.
+ */
+
+/**
+ * Longest a connection may go, while none of its requests runs, without starting one (from
+ * opening, or from the end of the last) or receiving a byte of an answer.
+ */
+export const IDLE_TIMEOUT_MS = 10_000;
+/** File descriptors kept back from connections (database, store, files, the listeners). */
+const RESERVED_FILES = 256;
+/** Refusals written at once; past this a connection over the cap is closed without an answer. */
+const MAX_REFUSING = 32;
+const SMALL_READ = 4 * 1024;
+const LARGE_READ = 64 * 1024;
+
+/**
+ * The most client connections `openFiles` descriptors allow: each takes three (the client's
+ * socket, the relay's socket to the HTTP server, and the HTTP server's end of it).
+ */
+export function connectionCap(openFiles: number): number {
+  return Math.max(16, Math.floor((openFiles - RESERVED_FILES) / 3));
+}
+
+const REFUSAL = new TextEncoder().encode(
+  "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n" +
+    'Connection: close\r\nContent-Length: 66\r\n\r\n{"status":"error","message":"Too many connections: try again soon"}',
+);
+
+/** One client connection and its relay to the HTTP server. */
+export class Relay {
+  /** Requests of this connection the HTTP server is handling now. */
+  running = 0;
+  /** When the connection opened, its last request ended, or a byte of an answer went out. */
+  lastActive = Date.now();
+  upstream: Deno.TcpConn | null = null;
+  #closed = false;
+
+  constructor(readonly client: Deno.TcpConn, readonly onClose: (relay: Relay) => void) {}
+
+  get remoteAddr(): Deno.NetAddr {
+    return this.client.remoteAddr;
+  }
+
+  requestStarted(): void {
+    this.running++;
+  }
+
+  requestEnded(): void {
+    this.running--;
+    this.lastActive = Date.now();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const conn of [this.client, this.upstream]) {
+      try {
+        conn?.close();
+      } catch {
+        // already closed
+      }
+    }
+    this.onClose(this);
+  }
+
+  /** Whether the connection has been idle too long at `now`. */
+  expired(now: number): boolean {
+    return this.running === 0 && now - this.lastActive > IDLE_TIMEOUT_MS;
+  }
+}
+
+/** Copies `from` to `to` until `from` ends; `moved` is told of every chunk. */
+async function pump(from: Deno.Conn, to: Deno.Conn, moved?: () => void): Promise<void> {
+  // An idle connection holds only a small buffer; a read that fills it uses a large one next.
+  const small = new Uint8Array(SMALL_READ);
+  let buffer = small;
+  while (true) {
+    const n = await from.read(buffer);
+    if (n === null) return;
+    moved?.();
+    let written = 0;
+    while (written < n) written += await to.write(buffer.subarray(written, n));
+    if (n === buffer.length) buffer = buffer === small ? new Uint8Array(LARGE_READ) : buffer;
+    else buffer = small;
+  }
+}
+
+/** Accepts client connections on `listener` and relays them to the HTTP server at `upstreamPort`. */
+export class ConnectionFront {
+  readonly #listener: Deno.TcpListener;
+  readonly #upstreamPort: number;
+  readonly #relays = new Set<Relay>();
+  /** Relays by the local port of their socket to the HTTP server (its `remoteAddr.port`). */
+  readonly #byUpstreamPort = new Map<number, Relay>();
+  readonly #sweep: ReturnType<typeof setInterval>;
+  readonly maxConnections: number;
+  /** Connections refused at the cap since start. */
+  refused = 0;
+  /** Refusals still being written: each holds a descriptor, so they are bounded too. */
+  #refusing = 0;
+
+  constructor(listener: Deno.TcpListener, upstreamPort: number, maxConnections: number) {
+    this.#listener = listener;
+    this.#upstreamPort = upstreamPort;
+    this.maxConnections = maxConnections;
+    this.#sweep = setInterval(() => {
+      const now = Date.now();
+      for (const relay of this.#relays) if (relay.expired(now)) relay.close();
+    }, 1_000);
+    this.#accept();
+  }
+
+  get addr(): Deno.NetAddr {
+    return this.#listener.addr;
+  }
+
+  get open(): number {
+    return this.#relays.size;
+  }
+
+  /** The client connection behind a connection the HTTP server received from this front. */
+  relayFor(upstream: Deno.NetAddr): Relay | undefined {
+    return this.#byUpstreamPort.get(upstream.port);
+  }
+
+  /** Stops accepting; connections already open stay until `closeAll`. */
+  stopAccepting(): void {
+    try {
+      this.#listener.close();
+    } catch {
+      // already closed
+    }
+  }
+
+  /**
+   * Resolves once every relay has ended. After the HTTP server shuts down, each relay still copies
+   * the end of its last answer to the client before it sees the close; cutting them at once would
+   * lose it.
+   */
+  async ended(): Promise<void> {
+    while (this.#relays.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  closeAll(): void {
+    this.stopAccepting();
+    clearInterval(this.#sweep);
+    for (const relay of this.#relays) relay.close();
+  }
+
+  async #accept(): Promise<void> {
+    while (true) {
+      let client: Deno.TcpConn;
+      try {
+        client = await this.#listener.accept();
+      } catch (error) {
+        if (error instanceof Deno.errors.BadResource) return; // the listener was closed
+        // Out of descriptors (other files), or a connection reset before it was accepted: the
+        // loop must outlive it, so it waits a moment and accepts again.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
+      if (this.#relays.size >= this.maxConnections) {
+        this.refused++;
+        this.#refuse(client);
+        continue;
+      }
+      this.#relay(client);
+    }
+  }
+
+  #refuse(client: Deno.TcpConn): void {
+    const close = () => {
+      try {
+        client.close();
+      } catch {
+        // closed by the peer
+      }
+    };
+    if (this.#refusing >= MAX_REFUSING) return close();
+    this.#refusing++;
+    client.write(REFUSAL).catch(() => {}).finally(() => {
+      this.#refusing--;
+      close();
+    });
+  }
+
+  async #relay(client: Deno.TcpConn): Promise<void> {
+    const relay = new Relay(client, (closed) => {
+      this.#relays.delete(closed);
+      if (closed.upstream) this.#byUpstreamPort.delete(closed.upstream.localAddr.port);
+    });
+    this.#relays.add(relay);
+    try {
+      client.setNoDelay(true);
+      const upstream = await Deno.connect({ hostname: "127.0.0.1", port: this.#upstreamPort });
+      upstream.setNoDelay(true);
+      relay.upstream = upstream;
+      this.#byUpstreamPort.set(upstream.localAddr.port, relay);
+    } catch {
+      relay.close();
+      return;
+    }
+    const upstream = relay.upstream;
+    const touch = () => (relay.lastActive = Date.now());
+    await Promise.all([
+      // Bytes from the client keep nothing open: headers that trickle in must not hold a slot.
+      pump(client, upstream).then(
+        // The client finished sending: the answer may still come back.
+        () => upstream.closeWrite().catch(() => relay.close()),
+        () => relay.close(),
+      ),
+      pump(upstream, client, touch).finally(() => relay.close()),
+    ]).catch(() => {});
+    relay.close();
+  }
+}

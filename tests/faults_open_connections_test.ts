@@ -1,0 +1,77 @@
+/**
+ * Fault: more connections than the server has file descriptors. A server started under a limit of
+ * 1,024 open files gets 5,000 idle sockets, then 4,000 uploads that stall after their headers.
+ * Before the connection cap, about 1,000 idle sockets ended the process with "Too many open files"
+ * and stalled uploads grew it by hundreds of megabytes. Runs when RUN_CLUSTER_FAULTS=1 (it opens
+ * thousands of sockets and takes about half a minute).
+ */
+import { equal, ok } from "node:assert/strict";
+import { flood, stalledUploadHead } from "../scripts/bench/connections.ts";
+import { raiseOpenFileLimit } from "../scripts/file_limit.ts";
+import { createAccount, tokenFor } from "../scripts/support/accounts.ts";
+import { post, randomIp } from "./support/http.ts";
+import { ServerProcess } from "../scripts/support/server_process.ts";
+import { defaultTestDatabase } from "./support/test_database.ts";
+
+const enabled = Deno.env.get("RUN_CLUSTER_FAULTS") === "1" && Deno.build.os === "linux";
+/** The idle timeout (IDLE_TIMEOUT_MS in scripts/connection_front.ts), the body deadline and margin. */
+const WAIT_MS = 40_000;
+/** A bound on what the floods may add to the server's memory (stalled uploads added 746 MB). */
+const GROWTH_MB = 200;
+
+Deno.test({
+  name: "open connections: 5,000 idle and 4,000 stalled under a 1,024-file limit, the server lives",
+  ignore: !enabled,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    // This process holds the other end of every socket.
+    await raiseOpenFileLimit();
+    const database = await defaultTestDatabase();
+    const child = await ServerProcess.start({ ...database.env, LOG_LEVEL: "silent" }, {
+      openFiles: [1024, 1024],
+    });
+    try {
+      ok(/Connections: at most 256 open at once/.test(child.output), child.output);
+      const port = Number(new URL(child.functionsUrl).port);
+      const sql = await database.connect();
+      const account = await createAccount(sql, 4).finally(() => sql.end());
+      const serves = async () =>
+        (await post(child.functionsUrl, "find-character", {}, {
+          token: account.token,
+          ip: randomIp(),
+        })).body.status;
+
+      const idle = await flood({ port, count: 5_000, waitMs: WAIT_MS, pid: child.pid });
+      equal(idle.opened + idle.outcomes.failed, 5_000);
+      equal(idle.outcomes.open, 0, "the server ended every idle connection");
+      ok(idle.outcomes.refused > 0, "connections over the cap are answered 503");
+      equal(Object.keys(idle.statuses).join(","), "503", JSON.stringify(idle));
+      equal(await serves(), "success", "the server serves once the idle ones are gone");
+
+      const stalled = await flood({
+        port,
+        count: 4_000,
+        // A token of its own: the uploads spend its budget, not the one `serves` uses.
+        head: stalledUploadHead(await tokenFor(account)),
+        waitMs: WAIT_MS,
+        pid: child.pid,
+      });
+      equal(stalled.outcomes.open, 0, "the server ended every stalled upload");
+      ok((stalled.statuses["400"] ?? 0) > 0, "admitted uploads are answered 400 at the deadline");
+      for (const status of Object.keys(stalled.statuses)) {
+        ok(["400", "429", "503"].includes(status), JSON.stringify(stalled));
+      }
+      equal(await serves(), "success");
+
+      for (const report of [idle, stalled]) {
+        if (!report.rssMb) continue;
+        const growth = report.rssMb.peak - report.rssMb.before;
+        ok(growth < GROWTH_MB, `RSS grew by ${growth} MB: ${JSON.stringify(report.rssMb)}`);
+      }
+    } finally {
+      await child.stop();
+      await database.cleanup();
+    }
+  },
+});
