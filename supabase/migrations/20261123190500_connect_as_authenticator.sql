@@ -150,3 +150,6 @@ grant execute on function private.account_deactivated(uuid) to api_authenticator
 grant execute on function private.resolve_api_key(text, bigint) to api_authenticator;
 grant execute on function private.begin_request(text, text) to api_authenticator;
 grant execute on function private.begin_api_key_request(text, bigint) to api_authenticator;
+-- The one-statement read opens its request the same way, so it is the connecting role's too.
+revoke execute on function private.read_as(text, text, text, text, text[]) from current_user;
+grant execute on function private.read_as(text, text, text, text, text[]) to api_authenticator;

@@ -238,7 +238,7 @@ export async function readAs(reader: Reader, statement: ReadStatement): Promise<
     }, TRANSACTION_DEADLINE_MS);
   });
   const read = async () => {
-    const columns = await columnDefinitions(from, statement, options);
+    const columns = await columnDefinitions(reader, statement);
     const send = () =>
       from.unsafe(
         `select * from private.read_as($1, $2, $3, $4, $5) as r(${columns})`,
@@ -281,14 +281,10 @@ const TERMINATED = new Set(["57P01", "57P02"]);
  */
 const columnLists = new Map<string, Promise<string>>();
 
-function columnDefinitions(
-  from: postgres.Sql,
-  statement: ReadStatement,
-  options: postgres.UnsafeQueryOptions,
-): Promise<string> {
+function columnDefinitions(reader: Reader, statement: ReadStatement): Promise<string> {
   let list = columnLists.get(statement.text);
   if (!list) {
-    list = describeColumns(from, statement, options);
+    list = describeColumns(reader, statement);
     columnLists.set(statement.text, list);
     // A failed or cut lookup is tried again by the next request.
     list.catch(() => columnLists.delete(statement.text));
@@ -297,26 +293,27 @@ function columnDefinitions(
 }
 
 /**
- * Runs the statement with no row wanted and reads its result's column types: a plain query, not
+ * Runs the statement with no row wanted, in a transaction as the reader (the connecting role
+ * holds no table privilege of its own), and reads its result's column types: a plain query, not
  * postgres.js's `describe()`, which stops other queries from being pipelined on its connection.
  */
-async function describeColumns(
-  from: postgres.Sql,
-  statement: ReadStatement,
-  options: postgres.UnsafeQueryOptions,
-): Promise<string> {
-  const { columns } = await from.unsafe(
-    `select * from (${statement.text}) q limit 0`,
-    statement.params as never[],
-    options,
-  );
-  const types = await from.unsafe<{ oid: number; name: string }[]>(
-    `select t.oid::int as oid, quote_ident(n.nspname) || '.' || quote_ident(t.typname) as name
-    from pg_catalog.pg_type t join pg_catalog.pg_namespace n on n.oid = t.typnamespace
-    where t.oid = any($1::oid[])`,
-    [columns.map((c) => c.type)],
-    options,
-  );
+async function describeColumns(reader: Reader, statement: ReadStatement): Promise<string> {
+  const describe = async (tx: Tx) => {
+    const { columns } = await tx.unsafe(
+      `select * from (${statement.text}) q limit 0`,
+      statement.params as never[],
+    );
+    const types = await tx.unsafe<{ oid: number; name: string }[]>(
+      `select t.oid::int as oid, quote_ident(n.nspname) || '.' || quote_ident(t.typname) as name
+      from pg_catalog.pg_type t join pg_catalog.pg_namespace n on n.oid = t.typnamespace
+      where t.oid = any($1::oid[])`,
+      [columns.map((c) => c.type)],
+    );
+    return { columns, types };
+  };
+  const { columns, types } = "keyHash" in reader
+    ? (await withApiKey(reader.keyHash, null, describe)).value
+    : await withRole(reader.acting, describe);
   const nameOf = new Map(types.map((t) => [t.oid, t.name]));
   return columns.map((c) => {
     const type = nameOf.get(c.type);
