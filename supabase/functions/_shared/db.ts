@@ -173,6 +173,7 @@ async function inTransaction<O extends postgres.Row[], T>(
   const { reserved, give } = await reserveConnection();
   const watch = new ConnectionWatch();
   const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
+  let handedOver = false;
   try {
     const begun = reserved.unsafe("begin", [], watch.options).execute();
     const opening = open(reserved).execute();
@@ -192,20 +193,121 @@ async function inTransaction<O extends postgres.Row[], T>(
       if (!watch.lost) await Promise.race([reserved.unsafe("rollback"), deadline]).catch(() => {});
       throw watch.seen(refusal ?? ("error" in outcome ? outcome.error : undefined));
     }
+    if (outcome.value instanceof Held) {
+      const opened = await opening;
+      outcome.value.attach(holdOpen(reserved, watch, give, outcome.value));
+      handedOver = true;
+      return { value: outcome.value, opened };
+    }
     await Promise.race([reserved.unsafe("commit"), deadline]).catch((e) => {
       throw watch.seen(e);
     });
     return { value: outcome.value, opened: await opening };
   } finally {
-    watch.stopDeadline();
-    give();
-    // A connection that closed goes back to the pool as closed (postgres.js reconnects it);
-    // releasing it would hand it out as open.
-    if (!watch.lost) {
-      watch.detach();
-      reserved.release();
+    if (!handedOver) {
+      watch.stopDeadline();
+      give();
+      // A connection that closed goes back to the pool as closed (postgres.js reconnects it);
+      // releasing it would hand it out as open.
+      if (!watch.lost) {
+        watch.detach();
+        reserved.release();
+      }
     }
   }
+}
+
+// ---- Held transactions: the hook for answers that read on while they are sent (streamed finds).
+
+/**
+ * Longest a held transaction stays open after its handler returned, whatever its holder does: the
+ * bound on a streamed answer whose client reads too slowly. Past it the transaction is rolled back,
+ * the connection given back, and the holder told (`expired`).
+ */
+export const HELD_TRANSACTION_LIMIT_MS = 30_000;
+
+/** What the holder of a transaction kept open may do with it. */
+export interface HeldTransaction {
+  /** Runs one piece of database work in the transaction, bounded as a whole transaction is. */
+  work<R>(query: (tx: Tx) => Promise<R>): Promise<R>;
+  /** Commits (or rolls back) and gives the connection back; once, whoever calls it first. */
+  end(commit: boolean): Promise<void>;
+}
+
+/**
+ * A handler result that keeps its transaction open after the handler returns: instead of
+ * committing, the runner hands the transaction over (`attach`), and the holder must `end` it.
+ */
+export abstract class Held {
+  #held: HeldTransaction | null = null;
+
+  /** Called by the transaction runner when it hands the transaction over. */
+  attach(held: HeldTransaction): void {
+    this.#held = held;
+  }
+
+  /** The transaction handed over; only after the runner returned this value. */
+  get transaction(): HeldTransaction {
+    if (!this.#held) throw new Error("The transaction was not handed over");
+    return this.#held;
+  }
+
+  /** Told once the transaction was ended for outliving HELD_TRANSACTION_LIMIT_MS. */
+  abstract expired(): void;
+}
+
+function holdOpen(
+  reserved: postgres.ReservedSql,
+  watch: ConnectionWatch,
+  give: () => void,
+  holder: Held,
+): HeldTransaction {
+  watch.stopDeadline();
+  let working: Promise<unknown> = Promise.resolve();
+  let ending: Promise<void> | null = null;
+  const end = (commit: boolean): Promise<void> =>
+    ending ??= (async () => {
+      clearTimeout(limit);
+      await working.catch(() => {});
+      const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
+      try {
+        if (!watch.lost || commit) {
+          await Promise.race([guard(reserved, watch).unsafe(commit ? "commit" : "rollback"), deadline])
+            .catch((e) => {
+              if (commit) throw watch.seen(e);
+            });
+        }
+      } finally {
+        watch.stopDeadline();
+        give();
+        if (!watch.lost) {
+          watch.detach();
+          reserved.release();
+        }
+      }
+    })();
+  const limit = setTimeout(() => {
+    end(false).catch(() => {});
+    holder.expired();
+  }, HELD_TRANSACTION_LIMIT_MS);
+  return {
+    work<R>(query: (tx: Tx) => Promise<R>): Promise<R> {
+      if (ending) return Promise.reject(new Error("The held transaction has ended"));
+      const run = (async () => {
+        const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
+        try {
+          return await Promise.race([query(guard(reserved, watch)), deadline]);
+        } catch (e) {
+          throw watch.seen(e);
+        } finally {
+          watch.stopDeadline();
+        }
+      })();
+      working = run;
+      return run;
+    },
+    end,
+  };
 }
 
 /** The part of postgres.js's connection object the watch uses. */

@@ -10,6 +10,7 @@ import {
 } from "@shared/contract.ts";
 import { type Acting, type Tx, withApiKey, withRole } from "./db.ts";
 import { AfterCommit } from "./after_commit.ts";
+import { RowStream } from "./row_stream.ts";
 import { isPermissionRefusal, mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
 import {
@@ -63,7 +64,9 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
    */
   characterGrant?: (body: z.output<S>) => number | undefined;
   /** The handler; it may return `afterCommit(step)` to finish after its transaction commits. */
-  run: (ctx: DbHandlerContext<z.output<S>>) => Promise<z.input<R> | AfterCommit<z.input<R>>>;
+  run: (
+    ctx: DbHandlerContext<z.output<S>>,
+  ) => Promise<z.input<R> | AfterCommit<z.input<R>> | RowStream>;
 }
 
 /** What a function that touches no database declares besides its contract entry. */
@@ -160,11 +163,18 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       } else {
         data = await runInTransaction(spec, base, credential);
       }
-      const checked = spec.result.safeParse(data);
-      if (!checked.success) {
-        throw new Error(`Response does not match the result schema: ${checked.error.message}`);
+      if (data instanceof RowStream) {
+        const check = (batch: readonly unknown[]) => checkedList(spec.result, batch);
+        try {
+          check(data.first);
+        } catch (e) {
+          await data.transaction.end(false).catch(() => {});
+          throw e;
+        }
+        response = data.response(check, headers, { fn: name, request_id: requestId });
+      } else {
+        response = jsonResponse(successBody(checkedResult(spec.result, data)), 200, headers);
       }
-      response = jsonResponse(successBody(checked.data), 200, headers);
     } catch (e) {
       response = answer(e, credential, headers, requestId, name);
     }
@@ -178,6 +188,21 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
     return response;
   };
   return handler;
+}
+
+function checkedResult(schema: z.ZodType, data: unknown): unknown {
+  const checked = schema.safeParse(data);
+  if (!checked.success) {
+    throw new Error(`Response does not match the result schema: ${checked.error.message}`);
+  }
+  return checked.data;
+}
+
+/** A batch of a streamed list, checked as the result schema checks a whole list. */
+function checkedList(schema: z.ZodType, batch: readonly unknown[]): unknown[] {
+  const checked = checkedResult(schema, batch);
+  if (!Array.isArray(checked)) throw new Error("A streamed answer's schema must take a list");
+  return checked;
 }
 
 function serviceSecretFor(spec: EndpointContract): string | undefined {
@@ -267,7 +292,7 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   credential: Credential,
 ): Promise<unknown> {
   const caller = callerOf(credential);
-  type Outcome = z.input<R> | AfterCommit<z.input<R>>;
+  type Outcome = z.input<R> | AfterCommit<z.input<R>> | RowStream;
   const handle = (tx: Tx): Promise<Outcome> => spec.run({ ...base, caller, tx });
   let outcome: Outcome;
   let acting: Acting;

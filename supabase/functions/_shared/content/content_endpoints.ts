@@ -3,7 +3,8 @@ import { type ContentTypeName, contentTypes } from "@shared/content_types.ts";
 import type { ContractOf } from "@shared/contract.ts";
 import { endpoint, type EndpointHandler } from "../endpoint.ts";
 import { oneOrMany } from "../one_or_many.ts";
-import { findContent } from "./find_content.ts";
+import type { RowStream } from "../row_stream.ts";
+import { findAllContent, findContent } from "./find_content.ts";
 import { saveContent } from "./save_content.ts";
 import { type ContentTable, contentTables } from "./tables.ts";
 
@@ -17,7 +18,9 @@ export function findContentEndpoint(type: ContentTypeName): EndpointHandler {
   const table: ContentTable = contentTables[type];
   return endpoint(`find-${type}`, {
     run: async ({ body, tx }) =>
-      oneOrMany(body.id, await findContent(tx, table, body)) as FoundRows,
+      body.id === undefined
+        ? await findAllContent(tx, table, body) as FoundRows | RowStream
+        : oneOrMany(body.id, await findContent(tx, table, body)) as FoundRows,
   });
 }
 

@@ -1,0 +1,97 @@
+import { Held, type Tx } from "./db.ts";
+import { corsHeaders } from "./cors.ts";
+import { log } from "./log.ts";
+
+/**
+ * A list answer read from the database batch by batch while it is sent: the handler returns it with
+ * its first batch read, its transaction stays open (`Held`) until the last batch is sent, and the
+ * pipeline writes the usual JSend success envelope around the rows as they arrive. The server holds
+ * one batch at a time, whatever the number of rows.
+ */
+export class RowStream extends Held {
+  #expired: (() => void) | null = null;
+
+  constructor(
+    /** The rows read before the handler returned. */
+    readonly first: readonly unknown[],
+    /** Reads the next batch in the same transaction; an empty batch ends the list. */
+    readonly next: (tx: Tx) => Promise<readonly unknown[]>,
+  ) {
+    super();
+  }
+
+  expired(): void {
+    this.#expired?.();
+  }
+
+  /**
+   * The success response: `{"status":"success","data":[` and each batch as `check` returns it
+   * (the result schema applied to the batch, as it is to a whole list), then `]}` once the
+   * transaction has committed. Whatever goes wrong after the first byte (the database, the client
+   * leaving, HELD_TRANSACTION_LIMIT_MS) ends the transaction and aborts the body, so a client
+   * never receives a complete envelope holding part of the list.
+   */
+  response(
+    check: (batch: readonly unknown[]) => unknown[],
+    headers: Record<string, string>,
+    context: { fn: string; request_id: string },
+  ): Response {
+    const started = performance.now();
+    const held = this.transaction;
+    const encoder = new TextEncoder();
+    let rows = 0;
+    let pending: readonly unknown[] | null = this.first;
+    let opened = false;
+    let finished = false;
+    const finish = (outcome: string, error?: unknown) => {
+      if (finished) return;
+      finished = true;
+      const fields = { ...context, rows, ms: Math.round(performance.now() - started), outcome };
+      if (error === undefined) log.info("stream", fields);
+      else log.error("stream", { ...fields, reason: String(error).slice(0, 500) });
+    };
+    const encodeBatch = (batch: readonly unknown[]): string => {
+      const text = JSON.stringify(check(batch)).slice(1, -1);
+      const prefix = rows > 0 && text.length > 0 ? "," : "";
+      rows += batch.length;
+      return prefix + text;
+    };
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#expired = () => {
+          finish("expired");
+          controller.error(new Error("The answer was not read within its time limit"));
+        };
+      },
+      pull: async (controller) => {
+        try {
+          let text = opened ? "" : '{"status":"success","data":[';
+          opened = true;
+          const batch = pending ?? await held.work(this.next);
+          pending = null;
+          if (batch.length > 0) {
+            controller.enqueue(encoder.encode(text + encodeBatch(batch)));
+            return;
+          }
+          await held.end(true);
+          text += "]}";
+          controller.enqueue(encoder.encode(text));
+          controller.close();
+          finish("complete");
+        } catch (error) {
+          await held.end(false).catch(() => {});
+          finish("failed", error);
+          controller.error(error);
+        }
+      },
+      cancel: async () => {
+        finish("client left");
+        await held.end(false).catch(() => {});
+      },
+    });
+    return new Response(body, {
+      status: 200,
+      headers: { ...corsHeaders, ...headers, "Content-Type": "application/json; charset=utf-8" },
+    });
+  }
+}
