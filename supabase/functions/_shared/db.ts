@@ -272,7 +272,10 @@ function holdOpen(
       const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
       try {
         if (!watch.lost || commit) {
-          await Promise.race([guard(reserved, watch).unsafe(commit ? "commit" : "rollback"), deadline])
+          await Promise.race([
+            guard(reserved, watch).unsafe(commit ? "commit" : "rollback"),
+            deadline,
+          ])
             .catch((e) => {
               if (commit) throw watch.seen(e);
             });
