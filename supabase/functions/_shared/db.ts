@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { databaseUrl, env } from "./env.ts";
 import type { Claims } from "./auth/jwt.ts";
 import { isConnectionError } from "./db_errors.ts";
+import { Held, HELD_TRANSACTION_LIMIT_MS, type HeldTransaction } from "./held.ts";
 
 /** A transaction handle: every query a request makes runs through one. */
 export type Tx = postgres.Sql;
@@ -217,44 +218,7 @@ async function inTransaction<O extends postgres.Row[], T>(
   }
 }
 
-// ---- Held transactions: the hook for answers that read on while they are sent (streamed finds).
-
-/**
- * Longest a held transaction stays open after its handler returned, whatever its holder does: the
- * bound on a streamed answer whose client reads too slowly. Past it the transaction is rolled back,
- * the connection given back, and the holder told (`expired`).
- */
-export const HELD_TRANSACTION_LIMIT_MS = 30_000;
-
-/** What the holder of a transaction kept open may do with it. */
-export interface HeldTransaction {
-  /** Runs one piece of database work in the transaction, bounded as a whole transaction is. */
-  work<R>(query: (tx: Tx) => Promise<R>): Promise<R>;
-  /** Commits (or rolls back) and gives the connection back; once, whoever calls it first. */
-  end(commit: boolean): Promise<void>;
-}
-
-/**
- * A handler result that keeps its transaction open after the handler returns: instead of
- * committing, the runner hands the transaction over (`attach`), and the holder must `end` it.
- */
-export abstract class Held {
-  #held: HeldTransaction | null = null;
-
-  /** Called by the transaction runner when it hands the transaction over. */
-  attach(held: HeldTransaction): void {
-    this.#held = held;
-  }
-
-  /** The transaction handed over; only after the runner returned this value. */
-  get transaction(): HeldTransaction {
-    if (!this.#held) throw new Error("The transaction was not handed over");
-    return this.#held;
-  }
-
-  /** Told once the transaction was ended for outliving HELD_TRANSACTION_LIMIT_MS. */
-  abstract expired(): void;
-}
+// ---- Held transactions (`held.ts`): a handler's answer that reads on while it is sent.
 
 function holdOpen(
   reserved: postgres.ReservedSql,

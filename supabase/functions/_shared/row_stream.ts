@@ -1,4 +1,5 @@
-import { Held, type Tx } from "./db.ts";
+import type { Tx } from "./db.ts";
+import { Held } from "./held.ts";
 import { corsHeaders } from "./cors.ts";
 import { log } from "./log.ts";
 

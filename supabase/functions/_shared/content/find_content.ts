@@ -66,7 +66,10 @@ export async function findAllContent<S extends z.ZodObject>(
   return new RowStream(rows, (more) => more.unsafe(`fetch forward ${BATCH} from find_rows`));
 }
 
-function findQuery(table: ContentTable, body: FindFilters): { query: string; params: unknown[] } {
+export function findQuery(
+  table: ContentTable,
+  body: FindFilters,
+): { query: string; params: unknown[] } {
   const params: unknown[] = [];
   const param = (value: unknown, type: string): string => {
     params.push(value);
