@@ -15,8 +15,10 @@ export class RowStream extends Held {
   constructor(
     /** The rows read before the handler returned. */
     readonly first: readonly unknown[],
-    /** Reads the next batch in the same transaction; an empty batch ends the list. */
+    /** Reads the next batch in the same transaction. */
     readonly next: (tx: Tx) => Promise<readonly unknown[]>,
+    /** The rows `next` reads at most: a shorter batch is the last. */
+    readonly batchSize: number,
   ) {
     super();
   }
@@ -57,6 +59,10 @@ export class RowStream extends Held {
       rows += batch.length;
       return prefix + text;
     };
+    // The next batch is asked for before this one is checked and encoded, so the database reads
+    // while the server encodes: two batches at most are held at a time.
+    let ahead: Promise<readonly unknown[]> | null = null;
+    let last = false;
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#expired = () => {
@@ -66,19 +72,24 @@ export class RowStream extends Held {
       },
       pull: async (controller) => {
         try {
-          let text = opened ? "" : '{"status":"success","data":[';
-          opened = true;
-          const batch = pending ?? await held.work(this.next);
-          pending = null;
-          if (batch.length > 0) {
-            controller.enqueue(encoder.encode(text + encodeBatch(batch)));
+          if (last) {
+            await held.end(true);
+            controller.enqueue(encoder.encode("]}"));
+            controller.close();
+            finish("complete");
             return;
           }
-          await held.end(true);
-          text += "]}";
+          const batch = pending ?? await ahead ?? [];
+          last = pending === null && batch.length < this.batchSize;
+          pending = null;
+          ahead = null;
+          if (!last) {
+            ahead = held.work(this.next);
+            ahead.catch(() => {}); // reported when awaited
+          }
+          const text = (opened ? "" : '{"status":"success","data":[') + encodeBatch(batch);
+          opened = true;
           controller.enqueue(encoder.encode(text));
-          controller.close();
-          finish("complete");
         } catch (error) {
           await held.end(false).catch(() => {});
           finish("failed", error);

@@ -63,7 +63,7 @@ export async function findAllContent<S extends z.ZodObject>(
   await declared;
   const rows = await first;
   if (rows.length < FIRST_BATCH) return rows as unknown as z.input<S>[];
-  return new RowStream(rows, (more) => more.unsafe(`fetch forward ${BATCH} from find_rows`));
+  return new RowStream(rows, (more) => more.unsafe(`fetch forward ${BATCH} from find_rows`), BATCH);
 }
 
 export function findQuery(
