@@ -4,12 +4,22 @@
  * under it; and that the connection a stream holds always comes back.
  */
 import { equal, ok, rejects } from "node:assert/strict";
-import { adminSql, call, makeUser, randomIp, server, successData, test } from "./_harness.ts";
+import {
+  adminSql,
+  call,
+  makeApiKey,
+  makeUser,
+  randomIp,
+  server,
+  successData,
+  test,
+  type TestUser,
+} from "./_harness.ts";
 
 /** Rows of about 8 kB each: a body (about 24 MB) far larger than what the sockets buffer. */
 const ROWS = 3_000;
 
-async function bigSource(): Promise<{ token: string; sourceId: number }> {
+async function bigSource(): Promise<{ user: TestUser; token: string; sourceId: number }> {
   const user = await makeUser({ tier: 2 });
   const source = successData(
     await call("create-content-source", { name: `Stream ${crypto.randomUUID()}` }, {
@@ -19,7 +29,7 @@ async function bigSource(): Promise<{ token: string; sourceId: number }> {
   await adminSql`insert into public.trait (name, description, content_source_id)
     select 'Row ' || lpad(n::text, 5, '0'), repeat('x', 8000), ${source.id}
     from generate_series(1, ${ROWS}) n`;
-  return { token: user.access_token, sourceId: source.id };
+  return { user, token: user.access_token, sourceId: source.id };
 }
 
 /** Starts a find-trait over the source and returns its response with the body unread. */
@@ -81,10 +91,11 @@ if (server.database.kind === "postgres") {
     // The stream waits for the client, its transaction idle between two fetches of its cursor.
     let killed = 0;
     while (killed === 0) {
-      [{ killed }] = await adminSql<{ killed: number }[]>`
-      select count(*)::int as killed from (
-        select pg_terminate_backend(pid) from pg_stat_activity
-        where datname = current_database() and query like 'fetch forward %find_rows') t`;
+      const [row] = await adminSql<{ killed: number }[]>`
+        select count(*)::int as killed from (
+          select pg_terminate_backend(pid) from pg_stat_activity
+          where datname = current_database() and query like 'fetch forward %find_rows') t`;
+      killed = row?.killed ?? 0;
     }
     await rejects(async () => {
       while (!(await reader.read()).done) {
@@ -97,3 +108,32 @@ if (server.database.kind === "postgres") {
     equal(successData(after).length, 1);
   });
 }
+
+test("streamed find: a row past the first batch that fails the result schema aborts the body", async () => {
+  const user = await makeUser({ tier: 2 });
+  const source = successData(
+    await call("create-content-source", { name: `Stream ${crypto.randomUUID()}` }, {
+      token: user.access_token,
+    }),
+  );
+  // Written behind the API's back: longer than the 100,000 characters a description may have.
+  await adminSql`insert into public.trait (name, description, content_source_id)
+    select 'Row ' || lpad(n::text, 5, '0'), repeat('x', case when n = 1500 then 100001 else 10 end),
+      ${source.id}
+    from generate_series(1, 2000) n`;
+  const res = await startFind(user.access_token, source.id);
+  equal(res.status, 200);
+  await rejects(res.text());
+  const after = await call("find-trait", { content_sources: [source.id], name: "Row 00001" }, {
+    token: user.access_token,
+  });
+  equal(successData(after).length, 1);
+});
+
+test("streamed find: an API key streams the same rows as its owner's token", async () => {
+  const { user, sourceId } = await big();
+  const { apiKey } = await makeApiKey(user);
+  const res = await startFind(apiKey, sourceId);
+  const body = JSON.parse(await res.text());
+  equal(body.data.length, ROWS);
+});
