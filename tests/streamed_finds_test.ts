@@ -140,3 +140,21 @@ test("streamed find: an API key streams the same rows as its owner's token", asy
   const body = JSON.parse(await res.text());
   equal(body.data.length, ROWS);
 });
+
+test("streamed find: lists that end exactly at a batch's edge are whole and well formed", async () => {
+  const user = await makeUser({ tier: 2 });
+  for (const count of [499, 500, 501, 2_500]) {
+    const source = successData(
+      await call("create-content-source", { name: `Edge ${crypto.randomUUID()}` }, {
+        token: user.access_token,
+      }),
+    );
+    await adminSql`insert into public.trait (name, content_source_id)
+      select 'Edge ' || lpad(n::text, 5, '0'), ${source.id} from generate_series(1, ${count}::int) n`;
+    const found = successData(
+      await call("find-trait", { content_sources: [source.id] }, { token: user.access_token }),
+    );
+    equal(found.length, count);
+    equal(found[count - 1].name, `Edge ${String(count).padStart(5, "0")}`);
+  }
+});

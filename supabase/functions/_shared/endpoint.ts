@@ -166,12 +166,11 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       if (data instanceof RowStream) {
         const check = (batch: readonly unknown[]) => checkedList(spec.result, batch);
         try {
-          check(data.first);
+          response = data.response(check, headers, { fn: name, request_id: requestId });
         } catch (e) {
           await data.transaction.end(false).catch(() => {});
           throw e;
         }
-        response = data.response(check, headers, { fn: name, request_id: requestId });
       } else {
         response = jsonResponse(successBody(checkedResult(spec.result, data)), 200, headers);
       }

@@ -7,7 +7,7 @@ import { log } from "./log.ts";
  * A list answer read from the database batch by batch while it is sent: the handler returns it with
  * its first batch read, its transaction stays open (`Held`) until the last batch is sent, and the
  * pipeline writes the usual JSend success envelope around the rows as they arrive. The server holds
- * one batch at a time, whatever the number of rows.
+ * two batches at most, whatever the number of rows.
  */
 export class RowStream extends Held {
   #expired: (() => void) | null = null;
@@ -30,9 +30,10 @@ export class RowStream extends Held {
   /**
    * The success response: `{"status":"success","data":[` and each batch as `check` returns it
    * (the result schema applied to the batch, as it is to a whole list), then `]}` once the
-   * transaction has committed. Whatever goes wrong after the first byte (the database, the client
-   * leaving, HELD_TRANSACTION_LIMIT_MS) ends the transaction and aborts the body, so a client
-   * never receives a complete envelope holding part of the list.
+   * transaction has committed. The first batch is checked and encoded here, so a failure of it
+   * throws before any byte is sent. Whatever goes wrong after the first byte (the database, the
+   * client leaving, HELD_TRANSACTION_LIMIT_MS) ends the transaction and aborts the body, so a
+   * client never receives a complete envelope holding part of the list.
    */
   response(
     check: (batch: readonly unknown[]) => unknown[],
@@ -43,8 +44,6 @@ export class RowStream extends Held {
     const held = this.transaction;
     const encoder = new TextEncoder();
     let rows = 0;
-    let pending: readonly unknown[] | null = this.first;
-    let opened = false;
     let finished = false;
     const finish = (outcome: string, error?: unknown) => {
       if (finished) return;
@@ -59,10 +58,11 @@ export class RowStream extends Held {
       rows += batch.length;
       return prefix + text;
     };
-    // The next batch is asked for before this one is checked and encoded, so the database reads
-    // while the server encodes: two batches at most are held at a time.
-    let ahead: Promise<readonly unknown[]> | null = null;
-    let last = false;
+    let chunk: string | null = '{"status":"success","data":[' + encodeBatch(this.first);
+    // The next batch is asked for before this one is sent, so the database reads while the server
+    // checks and encodes: two batches at most are held at a time.
+    let ahead: Promise<readonly unknown[]> | null = held.work(this.next);
+    ahead.catch(() => {}); // reported when awaited
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#expired = () => {
@@ -72,24 +72,22 @@ export class RowStream extends Held {
       },
       pull: async (controller) => {
         try {
-          if (last) {
+          if (chunk === null) {
+            const batch: readonly unknown[] = ahead ? await ahead : [];
+            ahead = batch.length < this.batchSize ? null : held.work(this.next);
+            ahead?.catch(() => {});
+            chunk = encodeBatch(batch);
+          }
+          if (ahead === null) {
             await held.end(true);
-            controller.enqueue(encoder.encode("]}"));
+            chunk += "]}";
+          }
+          controller.enqueue(encoder.encode(chunk));
+          chunk = null;
+          if (ahead === null) {
             controller.close();
             finish("complete");
-            return;
           }
-          const batch = pending ?? await ahead ?? [];
-          last = pending === null && batch.length < this.batchSize;
-          pending = null;
-          ahead = null;
-          if (!last) {
-            ahead = held.work(this.next);
-            ahead.catch(() => {}); // reported when awaited
-          }
-          const text = (opened ? "" : '{"status":"success","data":[') + encodeBatch(batch);
-          opened = true;
-          controller.enqueue(encoder.encode(text));
         } catch (error) {
           await held.end(false).catch(() => {});
           finish("failed", error);

@@ -5,7 +5,7 @@ import type { ContentTable } from "./tables.ts";
 
 /**
  * Rows a streamed find reads before its answer starts, and per batch after that: a small first
- * batch keeps the first byte early, larger ones keep round trips few; one batch at a time is what
+ * batch keeps the first byte early, larger ones keep round trips few; two batches at most are what
  * the server holds in memory. A find whose rows fit the first batch answers without streaming.
  */
 export const FIRST_BATCH = 500;
