@@ -28,8 +28,9 @@ export async function listMigrations(): Promise<MigrationFile[]> {
 
 /**
  * Refuses a database that recorded migrations this project no longer has: before the first release
- * the schema lives in baselines edited in place, so a database built from an earlier set (such as
- * the chain the baselines replaced) cannot be brought up to date, only rebuilt.
+ * the schema lives in baselines edited in place, so a database built from an earlier set (the
+ * chain the baselines replaced, or files since folded into them) cannot be brought up to date,
+ * only rebuilt.
  */
 function refuseUnknownMigrations(done: Set<string>, files: MigrationFile[]): void {
   const known = new Set(files.map((f) => f.version));
@@ -37,7 +38,8 @@ function refuseUnknownMigrations(done: Set<string>, files: MigrationFile[]): voi
   if (unknown.length === 0) return;
   throw new Error(
     `This database was built by migrations that no longer exist (${unknown.join(", ")}): ` +
-      "the schema was rewritten as one baseline per domain in supabase/migrations/ and an older " +
+      "before the first release the schema lives in one baseline per domain in " +
+      "supabase/migrations/, and later files are folded into those baselines, so an older " +
       "database cannot be upgraded in place. Nothing is deployed yet, so start from an empty one: " +
       "delete the embedded data folder (DATA_DIR, .data/ by default) or point DATABASE_URL at a " +
       "new database, then start again.",

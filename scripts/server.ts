@@ -26,9 +26,9 @@ export interface RunningServer {
 }
 
 /** How long close() waits for in-flight requests before shutting down regardless. */
-const DRAIN_TIMEOUT_MS = 25_000;
+export const DRAIN_TIMEOUT_MS = 25_000;
 /** After the drain, how long the HTTP server and the pool get to close before close() returns. */
-const SHUTDOWN_GRACE_MS = 2_000;
+export const SHUTDOWN_GRACE_MS = 2_000;
 
 /** The answer to a request that arrives while the server is shutting down. */
 function shuttingDown(): Response {
@@ -68,23 +68,57 @@ export async function listFunctionNames(): Promise<string[]> {
  * else on the embedded database, after applying migrations and the seed.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const database = await prepareDatabase(options.dataDir);
+  const served = await serveFunctions({ port: options.port });
+  return {
+    ...served,
+    database,
+    async close() {
+      await served.close();
+      await database.close();
+    },
+  };
+}
+
+/**
+ * Loads `.env`, opens the database (DATABASE_URL, else the embedded one), points DATABASE_URL and
+ * DATABASE_POOL_SIZE at it, and applies migrations and the seed.
+ */
+export async function prepareDatabase(dataDir: string | null): Promise<LocalDatabase> {
   await loadEnvFile();
   const databaseUrl = Deno.env.get("DATABASE_URL");
   const database: LocalDatabase = databaseUrl
     ? { kind: "postgres", url: databaseUrl, poolSize: 10, close: () => Promise.resolve() }
-    : await openEmbedded(options.dataDir);
+    : await openEmbedded(dataDir);
   Deno.env.set("DATABASE_URL", database.url);
   if (database.kind === "embedded" || !Deno.env.get("DATABASE_POOL_SIZE")) {
     Deno.env.set("DATABASE_POOL_SIZE", String(database.poolSize));
   }
 
-  const migrator = postgres(database.url, { max: 1, onnotice: () => {} });
+  const migrator = postgres(database.url, {
+    max: 1,
+    onnotice: () => {},
+    prepare: Deno.env.get("DATABASE_PREPARE") !== "false",
+  });
   try {
     await migrate(migrator, { seed: true });
   } finally {
     await migrator.end();
   }
+  return database;
+}
 
+/** Functions served on a port, without the database under them. */
+export type ServedFunctions = Omit<RunningServer, "database">;
+
+/**
+ * Serves every function and the app routes on `port` from this thread. With `worker` (one of
+ * several sharing the port), the socket is opened with SO_REUSEPORT so the kernel spreads
+ * connections over the workers, and every response names the worker in `X-Server-Worker`.
+ */
+export async function serveFunctions(
+  options: { port: number; worker?: number },
+): Promise<ServedFunctions> {
   // Function modules read the environment when they load, so they are imported only now.
   const { loadFunction } = await import("../supabase/functions/_shared/serve.ts");
   const { sql } = await import("../supabase/functions/_shared/db.ts");
@@ -110,6 +144,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
     return await appRoutes(req);
   };
+  const worker = options.worker;
+  const answer = worker === undefined ? route : async (
+    req: Request,
+    info: Deno.ServeHandlerInfo,
+  ) => nameWorker(await route(req, info), worker);
   // Deno's shutdown() waits for running handlers but cuts request bodies still being uploaded, so
   // close() first lets in-flight requests finish while new ones are turned away.
   let inFlight = 0;
@@ -118,12 +157,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const server = Deno.serve({
     hostname: "127.0.0.1",
     port: options.port,
+    reusePort: worker !== undefined,
     onListen: () => {},
   }, async (req, info) => {
     if (draining) return shuttingDown();
     inFlight++;
     try {
-      return await route(req, info);
+      return await answer(req, info);
     } finally {
       if (--inFlight === 0) drained?.();
     }
@@ -133,7 +173,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return {
     functionsUrl: `${origin}/functions/v1`,
     appUrl: origin,
-    database,
     functionNames,
     async close() {
       draining = true;
@@ -148,7 +187,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // A handler that never ends must not keep the process alive: shutdown() would wait for it.
       await within(SHUTDOWN_GRACE_MS, server.shutdown());
       await within(SHUTDOWN_GRACE_MS, sql.end({ timeout: 1 }));
-      await database.close();
     },
   };
+}
+
+/** Adds the worker's number to a response (a copy when its headers are immutable). */
+function nameWorker(response: Response, worker: number): Response {
+  try {
+    response.headers.set("X-Server-Worker", String(worker));
+    return response;
+  } catch {
+    const headers = new Headers(response.headers);
+    headers.set("X-Server-Worker", String(worker));
+    return new Response(response.body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
+  }
 }

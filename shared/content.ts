@@ -13,4 +13,3 @@ export * from "./content/ancestry.ts";
 export * from "./content/archetype.ts";
 export * from "./content/background.ts";
 export * from "./content/creature.ts";
-export * from "./content/delete_content.ts";

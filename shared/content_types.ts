@@ -1,14 +1,14 @@
 /**
  * The registry of content types, the part the contract needs: one entry per type with its
- * table, how messages name it, its schemas and its search bucket. The find and create
- * endpoints of every type (`shared/contract.ts`), search, similarity and delete-content are derived
- * from it; the server-only part (find filters, computed columns) is in
+ * table, how messages name it, its schemas and its search bucket and row. The find and create
+ * endpoints of every type (`shared/contract.ts`), the enums naming the types (below), search-data's
+ * buckets, similarity and delete-content are derived from it; the server-only part (find filters,
+ * computed columns) is in
  * `supabase/functions/_shared/content/tables.ts`.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import * as content from "./content.ts";
-import type { ContentRecordType } from "./enums.ts";
-import type { SearchBucket } from "./search.ts";
+import { AbilityBlockHit, ContentHit, ItemHit, SpellHit, StatBlockHit } from "./search_rows.ts";
 
 /** What the contract knows of one content type. */
 export interface ContentTypeContract<
@@ -32,25 +32,21 @@ export interface ContentTypeContract<
   /** Result of `find-<type>`: one record or null for one id, else a list. */
   found: Found;
   /** The search-data bucket of the type; null when search does not cover it. */
-  searchBucket: SearchBucket | null;
+  searchBucket: string | null;
+  /** The trimmed row search-data's simple mode returns in that bucket (ContentHit for most). */
+  searchRow: z.ZodObject;
+  /**
+   * false: not a value of the interface's ContentType (search-data's `type`, content updates);
+   * hazards are not.
+   */
+  interfaceType?: false;
   /** An id that also means "insert" on create (the reference's spell form sends -1). */
   insertId?: number;
 }
 
-function define<
-  R extends z.ZodObject,
-  S extends z.ZodType,
-  F extends z.ZodType,
-  O extends z.ZodType,
->(
-  entry: ContentTypeContract<R, S, F, O>,
-): ContentTypeContract<R, S, F, O> {
-  return entry;
-}
-
 /** Every content type by the name the API gives it (`find-<name>`, `create-<name>`). */
 export const contentTypes = {
-  "ability-block": define({
+  "ability-block": {
     table: "ability_block",
     label: "ability block",
     plural: "ability blocks",
@@ -59,8 +55,9 @@ export const contentTypes = {
     find: content.FindAbilityBlockBody,
     found: content.FindAbilityBlockResult,
     searchBucket: "ability_blocks",
-  }),
-  "ancestry": define({
+    searchRow: AbilityBlockHit,
+  },
+  "ancestry": {
     table: "ancestry",
     label: "ancestry",
     plural: "ancestries",
@@ -69,8 +66,9 @@ export const contentTypes = {
     find: content.FindAncestryBody,
     found: content.FindAncestryResult,
     searchBucket: "ancestries",
-  }),
-  "archetype": define({
+    searchRow: ContentHit,
+  },
+  "archetype": {
     table: "archetype",
     label: "archetype",
     plural: "archetypes",
@@ -79,8 +77,9 @@ export const contentTypes = {
     find: content.FindArchetypeBody,
     found: content.FindArchetypeResult,
     searchBucket: "archetypes",
-  }),
-  "background": define({
+    searchRow: ContentHit,
+  },
+  "background": {
     table: "background",
     label: "background",
     plural: "backgrounds",
@@ -89,8 +88,9 @@ export const contentTypes = {
     find: content.FindBackgroundBody,
     found: content.FindBackgroundResult,
     searchBucket: "backgrounds",
-  }),
-  "class": define({
+    searchRow: ContentHit,
+  },
+  "class": {
     table: "class",
     label: "class",
     plural: "classes",
@@ -99,8 +99,9 @@ export const contentTypes = {
     find: content.FindClassBody,
     found: content.FindClassResult,
     searchBucket: "classes",
-  }),
-  "class-archetype": define({
+    searchRow: ContentHit,
+  },
+  "class-archetype": {
     table: "class_archetype",
     label: "class archetype",
     plural: "class archetypes",
@@ -109,8 +110,9 @@ export const contentTypes = {
     find: content.FindClassArchetypeBody,
     found: content.FindClassArchetypeResult,
     searchBucket: "class_archetypes",
-  }),
-  "content-source": define({
+    searchRow: ContentHit,
+  },
+  "content-source": {
     table: "content_source",
     label: "content source",
     plural: "content sources",
@@ -119,8 +121,9 @@ export const contentTypes = {
     find: content.FindContentSourceBody,
     found: content.FindContentSourceResult,
     searchBucket: null,
-  }),
-  "creature": define({
+    searchRow: ContentHit,
+  },
+  "creature": {
     table: "creature",
     label: "creature",
     plural: "creatures",
@@ -129,8 +132,9 @@ export const contentTypes = {
     find: content.FindCreatureBody,
     found: content.FindCreatureResult,
     searchBucket: "creatures",
-  }),
-  "hazard": define({
+    searchRow: StatBlockHit,
+  },
+  "hazard": {
     table: "hazard",
     label: "hazard",
     plural: "hazards",
@@ -139,8 +143,10 @@ export const contentTypes = {
     find: content.FindHazardBody,
     found: content.FindHazardResult,
     searchBucket: "hazards",
-  }),
-  "item": define({
+    searchRow: StatBlockHit,
+    interfaceType: false,
+  },
+  "item": {
     table: "item",
     label: "item",
     plural: "items",
@@ -149,8 +155,9 @@ export const contentTypes = {
     find: content.FindItemBody,
     found: content.FindItemResult,
     searchBucket: "items",
-  }),
-  "language": define({
+    searchRow: ItemHit,
+  },
+  "language": {
     table: "language",
     label: "language",
     plural: "languages",
@@ -159,8 +166,9 @@ export const contentTypes = {
     find: content.FindLanguageBody,
     found: content.FindLanguageResult,
     searchBucket: "languages",
-  }),
-  "spell": define({
+    searchRow: ContentHit,
+  },
+  "spell": {
     table: "spell",
     label: "spell",
     plural: "spells",
@@ -169,9 +177,10 @@ export const contentTypes = {
     find: content.FindSpellBody,
     found: content.FindSpellResult,
     searchBucket: "spells",
+    searchRow: SpellHit,
     insertId: -1,
-  }),
-  "trait": define({
+  },
+  "trait": {
     table: "trait",
     label: "trait",
     plural: "traits",
@@ -180,8 +189,9 @@ export const contentTypes = {
     find: content.FindTraitBody,
     found: content.FindTraitResult,
     searchBucket: "traits",
-  }),
-  "versatile-heritage": define({
+    searchRow: ContentHit,
+  },
+  "versatile-heritage": {
     table: "versatile_heritage",
     label: "versatile heritage",
     plural: "versatile heritages",
@@ -190,11 +200,34 @@ export const contentTypes = {
     find: content.FindVersatileHeritageBody,
     found: content.FindVersatileHeritageResult,
     searchBucket: "versatile_heritages",
-  }),
-} as const satisfies Record<ContentRecordType | "content-source", ContentTypeContract>;
+    searchRow: ContentHit,
+  },
+} as const satisfies Record<string, ContentTypeContract>;
 
 /** A content type's name: `spell`, `class-archetype`, `content-source`. */
 export type ContentTypeName = keyof typeof contentTypes;
 
 /** Every content type name, in registry order. */
 export const CONTENT_TYPE_NAMES = Object.keys(contentTypes) as ContentTypeName[];
+
+/** Every kind of content record: one table each, named as the API names them. */
+export type ContentRecordType = Exclude<ContentTypeName, "content-source">;
+export const ContentRecordType = z.enum(
+  CONTENT_TYPE_NAMES.filter((name) => name !== "content-source") as [
+    ContentRecordType,
+    ...ContentRecordType[],
+  ],
+).meta({ id: "ContentRecordType" });
+
+/** Content types as search-data and the interface name them (hazards have no type filter). */
+export type ContentType = {
+  [N in ContentTypeName]: (typeof contentTypes)[N] extends { interfaceType: false } ? never : N;
+}[ContentTypeName];
+export const ContentType = z.enum(
+  CONTENT_TYPE_NAMES.filter((name) =>
+    (contentTypes[name] as ContentTypeContract).interfaceType !== false
+  ) as [
+    ContentType,
+    ...ContentType[],
+  ],
+).meta({ id: "ContentType" });

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { Id, IdFilter, JsonObject, Timestamp, UserId } from "./common.ts";
-import { ContentType } from "./enums.ts";
-import { contentTypes } from "./content_types.ts";
+import { ContentType, contentTypes } from "./content_types.ts";
 
 /** What a proposal does to its record. */
 export const ContentUpdateAction = z.enum(["UPDATE", "CREATE", "DELETE"]).meta({

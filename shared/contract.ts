@@ -39,7 +39,8 @@ import {
   UpdateCharacterBody,
   UpdateCharacterResult,
 } from "./characters.ts";
-import { ContentSource, DeleteContentBody, UnlockContentSourceBody } from "./content.ts";
+import { ContentSource, UnlockContentSourceBody } from "./content.ts";
+import { DeleteContentBody } from "./content/delete_content.ts";
 import {
   CONTENT_TYPE_NAMES,
   type ContentTypeContract,

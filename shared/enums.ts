@@ -1,7 +1,9 @@
 import { z } from "zod";
 
-// Every enumeration of the interface. The Postgres enum types of the content baseline
-// (20261122000300_content.sql) carry exactly these values in this order; a test compares them.
+// Every enumeration of the interface except the names of the content types (ContentRecordType,
+// ContentType), which shared/content_types.ts derives from its registry. The Postgres enum types of
+// the content baseline (20261122000300_content.sql) carry exactly these values in this order; a
+// test compares them.
 
 /** How rare a piece of content is. */
 export const Rarity = z.enum(["COMMON", "UNCOMMON", "RARE", "UNIQUE"]).meta({ id: "Rarity" });
@@ -59,31 +61,6 @@ export type AbilityBlockActions = z.infer<typeof AbilityBlockActions>;
 /** The spell-kind filter of search-data. */
 export const SpellKind = z.enum(["FOCUS", "RITUAL", "NORMAL"]).meta({ id: "SpellKind" });
 export type SpellKind = z.infer<typeof SpellKind>;
-
-/** Every kind of content record: one table each, named as the API names them. */
-export const ContentRecordType = z.enum([
-  "trait",
-  "item",
-  "spell",
-  "class",
-  "archetype",
-  "versatile-heritage",
-  "class-archetype",
-  "ability-block",
-  "creature",
-  "hazard",
-  "ancestry",
-  "background",
-  "language",
-]).meta({ id: "ContentRecordType" });
-export type ContentRecordType = z.infer<typeof ContentRecordType>;
-
-/** Content types as search-data and the interface name them (hazards have no type filter). */
-export const ContentType = z.enum([
-  ...ContentRecordType.exclude(["hazard"]).options,
-  "content-source",
-]).meta({ id: "ContentType" });
-export type ContentType = z.infer<typeof ContentType>;
 
 /** Kinds of a class archetype's feature adjustment (the interface names ADD; others are kept open). */
 export const FeatureAdjustmentType = z.enum(["ADD", "REPLACE", "REMOVE"]).meta({

@@ -1,30 +1,22 @@
 import { z } from "zod";
 import { Id } from "./common.ts";
 import {
-  AbilityBlock,
-  Ancestry,
-  Archetype,
-  Background,
-  Class,
-  ClassArchetype,
-  Creature,
-  Hazard,
-  Item,
-  Language,
-  Spell,
-  Trait,
-  VersatileHeritage,
-} from "./content.ts";
+  CONTENT_TYPE_NAMES,
+  ContentType,
+  type ContentTypeName,
+  contentTypes,
+} from "./content_types.ts";
 import {
   AbilityBlockActions,
   AbilityBlockType,
   Availability,
-  ContentType,
   ItemGroup,
   ItemSize,
   Rarity,
   SpellKind,
 } from "./enums.ts";
+
+export * from "./search_rows.ts";
 
 // The search-data contract (docs/search.md). Simple mode (`text`) is fuzzy full-text search over
 // every content type and returns trimmed rows; advanced mode (`is_advanced: true`) applies exact
@@ -120,104 +112,57 @@ export const SearchDataBody = z.strictObject({
 }).meta({ id: "SearchDataBody" });
 export type SearchDataBody = z.infer<typeof SearchDataBody>;
 
-// Simple mode's trimmed rows (section 9 of the endpoint notes; creatures and hazards also carry
-// their `type`, as the interface's search summary has it).
-
-/** An ability block as simple mode returns it. */
-export const AbilityBlockHit = z.object({
-  id: Id,
-  name: z.string(),
-  description: z.string(),
-  level: z.int().nullable(),
-  type: AbilityBlockType,
-  traits: z.array(Id),
-  content_source_id: Id,
-}).meta({ id: "AbilityBlockHit" });
-
-/** An item as simple mode returns it. */
-export const ItemHit = z.object({
-  id: Id,
-  name: z.string(),
-  description: z.string(),
-  level: z.int(),
-  traits: z.array(Id),
-  group: ItemGroup,
-  hands: z.string().nullable(),
-  content_source_id: Id,
-}).meta({ id: "ItemHit" });
-
-/** A spell as simple mode returns it. */
-export const SpellHit = z.object({
-  id: Id,
-  name: z.string(),
-  description: z.string(),
-  rank: z.int(),
-  traits: z.array(Id),
-  traditions: z.array(z.string()),
-  content_source_id: Id,
-}).meta({ id: "SpellHit" });
-
-/** A creature or hazard as simple mode returns it. */
-export const StatBlockHit = z.object({
-  id: Id,
-  name: z.string(),
-  level: z.int(),
-  type: z.enum(["creature", "hazard"]),
-  content_source_id: Id,
-}).meta({ id: "StatBlockHit" });
-
-/** Any other content as simple mode returns it. */
-export const ContentHit = z.object({
-  id: Id,
-  name: z.string(),
-  description: z.string(),
-  content_source_id: Id,
-}).meta({ id: "ContentHit" });
-
-/** The thirteen buckets, each with its simple-mode row and its full (advanced-mode) row. */
-const buckets = {
-  ability_blocks: [AbilityBlockHit, AbilityBlock],
-  ancestries: [ContentHit, Ancestry],
-  archetypes: [ContentHit, Archetype],
-  backgrounds: [ContentHit, Background],
-  classes: [ContentHit, Class],
-  creatures: [StatBlockHit, Creature],
-  hazards: [StatBlockHit, Hazard],
-  items: [ItemHit, Item],
-  languages: [ContentHit, Language],
-  spells: [SpellHit, Spell],
-  traits: [ContentHit, Trait],
-  versatile_heritages: [ContentHit, VersatileHeritage],
-  class_archetypes: [ContentHit, ClassArchetype],
-} as const;
+/** A content type with a search bucket: its bucket name, simple-mode row and full row. */
+type Searched = {
+  [N in ContentTypeName]: (typeof contentTypes)[N] extends { searchBucket: infer B extends string }
+    ? {
+      bucket: B;
+      row: (typeof contentTypes)[N]["searchRow"];
+      resource: (typeof contentTypes)[N]["resource"];
+    }
+    : never;
+}[ContentTypeName];
 
 /** The name of one result bucket. */
-export type SearchBucket = keyof typeof buckets;
+export type SearchBucket = Searched["bucket"];
 
-/** Every bucket name, in the interface's order. */
-export const SEARCH_BUCKETS = Object.keys(buckets) as SearchBucket[];
+/** Every bucket name, in registry order: one per content type that search covers. */
+export const SEARCH_BUCKETS = CONTENT_TYPE_NAMES.flatMap((name) => {
+  const bucket = contentTypes[name].searchBucket;
+  return bucket === null ? [] : [bucket];
+}) as SearchBucket[];
+
+function entryOf(bucket: SearchBucket) {
+  const name = CONTENT_TYPE_NAMES.find((n) => contentTypes[n].searchBucket === bucket)!;
+  return contentTypes[name];
+}
 
 /** The trimmed row simple mode returns in a bucket. */
 export function simpleRowOf(bucket: SearchBucket): z.ZodObject {
-  return buckets[bucket][0];
+  return entryOf(bucket).searchRow;
 }
 
-type BucketShapes<I extends 0 | 1> = {
-  [K in SearchBucket]: z.ZodArray<(typeof buckets)[K][I]>;
+type BucketShapes<I extends "row" | "resource"> = {
+  [S in Searched as S["bucket"]]: z.ZodArray<S[I]>;
 };
 
-function resultOf<I extends 0 | 1>(index: I): z.ZodObject<BucketShapes<I>> {
+function resultOf<I extends "row" | "resource">(part: I): z.ZodObject<BucketShapes<I>> {
   const shape = Object.fromEntries(
-    SEARCH_BUCKETS.map((key) => [key, z.array(buckets[key][index])]),
+    SEARCH_BUCKETS.map((bucket) => {
+      const entry = entryOf(bucket);
+      return [bucket, z.array(part === "row" ? entry.searchRow : entry.resource)];
+    }),
   ) as BucketShapes<I>;
   return z.object(shape);
 }
 
 /** Simple mode's result: every bucket present, each a ranked list of trimmed rows. */
-export const SearchDataSimpleResult = resultOf(0).meta({ id: "SearchDataSimpleResult" });
+export const SearchDataSimpleResult = resultOf("row").meta({ id: "SearchDataSimpleResult" });
 
 /** Advanced mode's result: every bucket present; only the `type` bucket holds (full) rows. */
-export const SearchDataAdvancedResult = resultOf(1).meta({ id: "SearchDataAdvancedResult" });
+export const SearchDataAdvancedResult = resultOf("resource").meta({
+  id: "SearchDataAdvancedResult",
+});
 
 /** Result of search-data. Full rows are tried first: a trimmed row never passes as one. */
 export const SearchDataResult = z.union([SearchDataAdvancedResult, SearchDataSimpleResult]);

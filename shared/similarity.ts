@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Id } from "./common.ts";
-import { ContentRecordType, Rarity } from "./enums.ts";
+import { ContentRecordType } from "./content_types.ts";
+import { Rarity } from "./enums.ts";
 
 /** What a similarity query compares: the record's name, or its name and description text. */
 export const SimilarityCollection = z.enum(["name", "content"]).meta({

@@ -6,6 +6,7 @@
 import postgres from "postgres";
 import { type RunningServer, startServer } from "../scripts/server.ts";
 import { randomIp } from "./support/http.ts";
+import { prepare } from "../scripts/support/fresh_database.ts";
 
 Deno.env.set("LOG_LEVEL", Deno.env.get("TEST_LOG_LEVEL") ?? "silent");
 // Tests pick their client address through X-Forwarded-For so per-IP budgets stay independent.
@@ -15,7 +16,7 @@ Deno.env.set("RATE_LIMIT_PREFIX", `test-${crypto.randomUUID()}`);
 Deno.env.set("LOCAL_DEVELOPMENT", "1");
 
 async function freshDatabase(adminUrl: string): Promise<string> {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {}, prepare });
   try {
     // Databases of earlier runs are dropped once they are a day old; a running suite's is younger.
     const stale = await admin<{ datname: string }[]>`

@@ -7,7 +7,7 @@ import {
   ItemSize,
   Rarity,
 } from "@shared/enums.ts";
-import { DeletableType } from "@shared/content.ts";
+import { DeletableType } from "@shared/content/delete_content.ts";
 import {
   adminSql,
   call,

@@ -1,6 +1,6 @@
 import { deepStrictEqual, equal, match, ok } from "node:assert/strict";
 import { ContentUpdate, ContentUpdateWebhook } from "@shared/content_updates.ts";
-import { ContentType } from "@shared/enums.ts";
+import { ContentType } from "@shared/content_types.ts";
 import {
   adminSql,
   call,

@@ -17,7 +17,7 @@ import {
   signLocalAnonKey,
 } from "../supabase/functions/_shared/auth/jwt.ts";
 import { Fail } from "../supabase/functions/_shared/envelope.ts";
-import { createApiKeys } from "./support/accounts.ts";
+import { createApiKeys } from "../scripts/support/accounts.ts";
 import { raisedInSql } from "../supabase/functions/_shared/refusals.ts";
 
 const secret = new TextEncoder().encode(Deno.env.get("SUPABASE_JWT_SECRET")!);
@@ -119,6 +119,42 @@ test("the anon key reads official published content, and nothing unpublished", a
   equal(successData(await asVisitor("find-content-source", { id: 2 })), null);
   const found = successData(await asVisitor("search-data", { text: "kindle" }));
   ok(found.spells.some((s: { id: number }) => s.id === 1));
+});
+
+test("the anon key reads public profiles, proposals on public books and their stats", async () => {
+  const author = await makeUser();
+  const [hidden] = await adminSql<{ id: number }[]>`
+    insert into public.content_source (name, user_id, is_published)
+    values ('Private notes', ${author.user_id}, false) returning id`;
+  const [shown, secret] = await adminSql<{ id: number }[]>`
+    insert into public.content_update (user_id, type, ref_id, action, data, content_source_id)
+    values (${author.user_id}, 'spell', null, 'CREATE', '{"name": "Kindle Sparks", "rank": 0}', 1),
+           (${author.user_id}, 'spell', null, 'CREATE', '{"name": "Hidden", "rank": 0}', ${
+    hidden!.id
+  })
+    returning id`;
+
+  const profile = successData(await asVisitor("get-user", { id: author.user_id }));
+  equal(profile.user_id, author.user_id);
+  deepStrictEqual(profile.api, { clients: [] });
+  equal(
+    failMessage(await asVisitor("get-user", {}), 401),
+    "The anon key carries no user: sign in to do this",
+  );
+
+  const pending = successData(await asVisitor("find-content-update", { state: "PENDING" }));
+  const ids = pending.map((u: { id: number }) => u.id);
+  ok(ids.includes(shown!.id), "a proposal on an official book is public");
+  ok(!ids.includes(secret!.id), "a proposal on a private book stays hidden");
+  equal(successData(await asVisitor("find-content-update", { id: secret!.id })), null);
+
+  const stats = successData(await asVisitor("get-content-source-stats", { content_source_id: 1 }));
+  equal(stats.source.id, 1);
+  equal(typeof stats.count, "number");
+  equal(
+    failMessage(await asVisitor("get-content-source-stats", { content_source_id: hidden!.id })),
+    "Content source not found",
+  );
 });
 
 test("the anon key reads a public character but not a private one, and writes nothing", async () => {

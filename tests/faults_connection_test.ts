@@ -6,7 +6,7 @@
 import { equal } from "node:assert/strict";
 import postgres from "postgres";
 import { call, makeApiKey, makeUser, successData } from "./_harness.ts";
-import { waitFor } from "./support/free_port.ts";
+import { waitFor } from "../scripts/support/free_port.ts";
 import { realPostgresUrl } from "./support/test_database.ts";
 
 // Real Postgres only: the embedded database has one session, inside the server, and no backend to

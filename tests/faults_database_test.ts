@@ -4,10 +4,10 @@
  * server sees when Postgres is stopped or restarted. Postgres itself is never touched.
  */
 import { equal, ok } from "node:assert/strict";
-import { createAccount, createApiKeys } from "./support/accounts.ts";
-import { answers, waitFor } from "./support/free_port.ts";
+import { createAccount, createApiKeys } from "../scripts/support/accounts.ts";
+import { answers, waitFor } from "../scripts/support/free_port.ts";
 import { type Answer, post, randomIp } from "./support/http.ts";
-import { ServerProcess } from "./support/server_process.ts";
+import { ServerProcess } from "../scripts/support/server_process.ts";
 import { TcpProxy } from "./support/tcp_proxy.ts";
 import { realPostgresUrl, testDatabase } from "./support/test_database.ts";
 

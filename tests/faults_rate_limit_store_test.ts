@@ -3,11 +3,11 @@
  * redis-server on a random port is killed and restarted; the machine's Redis is never touched.
  */
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
-import { createAccount } from "./support/accounts.ts";
-import { waitFor } from "./support/free_port.ts";
+import { createAccount } from "../scripts/support/accounts.ts";
+import { waitFor } from "../scripts/support/free_port.ts";
 import { type Answer, post, randomIp } from "./support/http.ts";
 import { RedisServer } from "./support/redis_server.ts";
-import { ServerProcess } from "./support/server_process.ts";
+import { ServerProcess } from "../scripts/support/server_process.ts";
 import { UpstashStandIn } from "./support/upstash_stand_in.ts";
 import { defaultTestDatabase } from "./support/test_database.ts";
 

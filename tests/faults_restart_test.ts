@@ -5,11 +5,11 @@
  */
 import { equal, ok } from "node:assert/strict";
 import postgres from "postgres";
-import { type Account, createAccount } from "./support/accounts.ts";
-import { waitFor } from "./support/free_port.ts";
+import { type Account, createAccount } from "../scripts/support/accounts.ts";
+import { waitFor } from "../scripts/support/free_port.ts";
 import { post, randomIp } from "./support/http.ts";
 import { PostgresCluster } from "./support/postgres_cluster.ts";
-import { ServerProcess } from "./support/server_process.ts";
+import { ServerProcess } from "../scripts/support/server_process.ts";
 
 export const clusterFaults = Deno.env.get("RUN_CLUSTER_FAULTS") === "1" &&
   PostgresCluster.available();

@@ -4,9 +4,9 @@
  * database in a data folder.
  */
 import { equal, ok } from "node:assert/strict";
-import { type Account, createAccount, tokenFor } from "./support/accounts.ts";
+import { type Account, createAccount, tokenFor } from "../scripts/support/accounts.ts";
 import { post, randomIp } from "./support/http.ts";
-import { ServerProcess } from "./support/server_process.ts";
+import { ServerProcess } from "../scripts/support/server_process.ts";
 import { realPostgresUrl, type TestDatabase, testDatabase } from "./support/test_database.ts";
 
 /** Concurrent writers in the stream. */

@@ -3,10 +3,10 @@
  * committed), then exit with status 0.
  */
 import { equal, ok } from "node:assert/strict";
-import { createAccount, tokenFor } from "./support/accounts.ts";
+import { createAccount, tokenFor } from "../scripts/support/accounts.ts";
 import { type Answer, post, randomIp } from "./support/http.ts";
-import { ServerProcess } from "./support/server_process.ts";
-import { defaultTestDatabase } from "./support/test_database.ts";
+import { ServerProcess } from "../scripts/support/server_process.ts";
+import { defaultTestDatabase, realPostgresUrl } from "./support/test_database.ts";
 
 /** How long the slow request takes to send its body. */
 const SLOW_BODY_MS = 1_500;
@@ -27,9 +27,19 @@ function slowBody(name: string): ReadableStream<Uint8Array> {
   });
 }
 
-Deno.test("SIGTERM: in-flight requests finish, then the server exits 0", async () => {
+// Several workers need a real Postgres: on the embedded database the start runs one.
+for (const workers of realPostgresUrl() ? ["1", "2"] : ["1"]) {
+  const name = workers === "1" ? "" : ` (${workers} workers)`;
+  Deno.test(`SIGTERM${name}: in-flight requests finish, then the server exits 0`, async () => {
+    await sigtermDrains(workers);
+  });
+}
+
+async function sigtermDrains(workers: string): Promise<void> {
   const database = await defaultTestDatabase();
-  let server = await ServerProcess.start(database.env);
+  const env = { ...database.env, WORKERS: workers };
+  let server = await ServerProcess.start(env);
+  if (workers !== "1") ok(server.output.includes(`Workers: ${workers} `), server.output);
   try {
     const sql = await database.connect();
     const account = await createAccount(sql, 2).finally(() => sql.end());
@@ -83,7 +93,7 @@ Deno.test("SIGTERM: in-flight requests finish, then the server exits 0", async (
     ok(exitedAt >= answeredAt, "the process exited only after answering the slow request");
 
     // What was answered was committed before the exit.
-    server = await ServerProcess.start(database.env);
+    server = await ServerProcess.start(env);
     const check = await database.connect();
     try {
       const ids = [res.body.data.id, ...burstIds];
@@ -97,4 +107,4 @@ Deno.test("SIGTERM: in-flight requests finish, then the server exits 0", async (
     await server.stop();
     await database.cleanup();
   }
-});
+}

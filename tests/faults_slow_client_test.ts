@@ -4,7 +4,7 @@
  */
 import { equal, ok } from "node:assert/strict";
 import { call, makeUser, server, test } from "./_harness.ts";
-import { ServerProcess } from "./support/server_process.ts";
+import { ServerProcess } from "../scripts/support/server_process.ts";
 import { defaultTestDatabase } from "./support/test_database.ts";
 
 const STALLED = 200;

@@ -7,7 +7,7 @@ import { equal, match, ok, rejects } from "node:assert/strict";
 import { SignJWT } from "jose";
 import { PUBLISHED_EXAMPLE_SECRETS } from "../supabase/functions/_shared/env.ts";
 import { post, randomIp } from "./support/http.ts";
-import { ServerProcess } from "./support/server_process.ts";
+import { ServerProcess } from "../scripts/support/server_process.ts";
 import { realPostgresUrl, testDatabase } from "./support/test_database.ts";
 import { test } from "./_harness.ts";
 

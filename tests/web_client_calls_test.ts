@@ -303,7 +303,6 @@ const replays: Record<number, Replay | { exception: string }> = {
       content_sources: [3, 1],
     }),
     check: list("id"),
-    pendingOn: "webcontent",
   },
   33: {
     body: () => ({ text: "spark", content_sources: [3, 1] }),

@@ -3,7 +3,8 @@
  * and Redis, driven by closed-loop workers at fixed concurrency, next to the same SELECT issued
  * directly through postgres.js. Prints requests/s, latency percentiles, errors, the server's
  * memory, and the API/raw ratio. `--smoke` is a short run for CI; `--soak` adds a 2-minute run
- * that watches the server's resident memory.
+ * that watches the server's resident memory; `--workers 1,2` compares server worker counts instead
+ * (`workers.ts`).
  *
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
  * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379;
@@ -11,15 +12,15 @@
  */
 import postgres from "postgres";
 import { parseArgs } from "node:util";
-import { createAccount, createApiKeys, tokenFor } from "../../tests/support/accounts.ts";
-import { freshDatabase } from "../../tests/support/fresh_database.ts";
-import { ServerProcess } from "../../tests/support/server_process.ts";
+import { createAccount, createApiKeys, tokenFor } from "../support/accounts.ts";
+import { freshDatabase } from "../support/fresh_database.ts";
+import { ServerProcess } from "../support/server_process.ts";
 import { selectList } from "../../supabase/functions/_shared/content/find_content.ts";
 import { contentTables } from "../../supabase/functions/_shared/content/tables.ts";
 import { type LoadResult, runLoad, type Shot } from "./run_load.ts";
 import { TokenPool } from "./token_pool.ts";
 import { cpuSeconds, processesMatching, profileDuring, summarize } from "./cpu_profile.ts";
-import { freePort } from "../../tests/support/free_port.ts";
+import { freePort } from "../support/free_port.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -31,6 +32,7 @@ const { values: args } = parseArgs({
     concurrency: { type: "string", default: "1,16,64" },
     profile: { type: "boolean", default: false },
     only: { type: "string" },
+    workers: { type: "string" },
   },
 });
 const seconds = Number(args.seconds ?? (args.smoke ? 1.5 : 10));
@@ -51,6 +53,23 @@ const API_KEYS = args.smoke ? 400 : 3_500;
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
+
+if (args.workers) {
+  // The gain from more server workers, instead of the scenario table (see workers.ts).
+  const { compareWorkers } = await import("./workers.ts");
+  const clean = await compareWorkers({
+    counts: args.workers.split(",").map(Number),
+    levels,
+    seconds,
+    warmup,
+    databaseUrl,
+    redisUrl,
+    poolSize: POOL_SIZE,
+    apiKeys: API_KEYS,
+    apiKeyLimit: API_KEY_LIMIT,
+  });
+  Deno.exit(clean ? 0 : 1);
+}
 
 const database = await freshDatabase(databaseUrl, "rpgload");
 const inspectPort = freePort();

@@ -12,9 +12,9 @@
  */
 import postgres from "postgres";
 import { parseArgs } from "node:util";
-import { createAccount } from "../../tests/support/accounts.ts";
-import { freshDatabase } from "../../tests/support/fresh_database.ts";
-import { ServerProcess } from "../../tests/support/server_process.ts";
+import { createAccount } from "../support/accounts.ts";
+import { freshDatabase } from "../support/fresh_database.ts";
+import { ServerProcess } from "../support/server_process.ts";
 import { findQuery } from "../../supabase/functions/_shared/content/find_content.ts";
 import { contentTables } from "../../supabase/functions/_shared/content/tables.ts";
 import { CorpusGenerator, type CorpusRow, resolveTraits } from "./corpus.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Id } from "../common.ts";
-import { ContentRecordType } from "../enums.ts";
+import { ContentRecordType } from "../content_types.ts";
 
 /**
  * Every type delete-content accepts: the search content types, hazards, encounters, and the

@@ -77,6 +77,11 @@ export const findBase = {
   level: z.int32().optional(),
   rarity: Rarity.optional(),
   group: z.string().trim().max(200).optional(),
+  /**
+   * The admin tools' ability-block type, sent to whichever finder they call: find-ability-block
+   * filters on it (its own schema narrows it), every other type ignores it, as the reference does.
+   */
+  type: z.string().trim().max(100).optional(),
 };
 
 /** The `traits` filter: rows carrying every listed trait id. */

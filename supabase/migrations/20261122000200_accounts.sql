@@ -79,7 +79,16 @@ create table public.uploaded_file (
   content_type text not null check (content_type in ('image/png', 'image/jpeg', 'image/webp')),
   byte_size integer not null check (byte_size between 1 and 2097152),
   created_at timestamptz not null default now(),
-  unique (bucket, path)
+  unique (bucket, path),
+  -- A path starts with its owner's id, so a row can never claim another user's file.
+  constraint uploaded_file_path_is_owners check (split_part(path, '/', 1) = user_id::text)
+);
+
+-- Each AI generation a user asked for within the last hour: the per-user budget of
+-- open-ai-request, counted here so that every token and isolate of one user shares it.
+create table private.ai_request (
+  user_id uuid not null references public.public_user (user_id) on delete cascade,
+  requested_at timestamptz not null default now()
 );
 
 -- Section: indexes (policy and lookup columns)
@@ -87,6 +96,7 @@ create index gm_group_member_gm_user_id_idx on public.gm_group_member (gm_user_i
 create index api_client_user_id_idx on public.api_client (user_id);
 create index api_key_user_id_idx on private.api_key (user_id);
 create index uploaded_file_user_id_idx on public.uploaded_file (user_id);
+create index ai_request_user_id_requested_at_idx on private.ai_request (user_id, requested_at);
 -- Counts subscribers of a source without reading every profile (get-content-source-stats).
 create index public_user_subscribed_sources_idx on public.public_user
   using gin (subscribed_content_sources jsonb_path_ops);
@@ -140,6 +150,32 @@ $$;
 create function private.can_upload_public_files() returns boolean
 language sql stable security definer set search_path = '' as $$
   select private.effective_tier((select auth.uid())) >= 1
+$$;
+
+-- Spends one AI generation of the caller's budget: supporter level 1 (the reference's UI offers
+-- its generators to supporters), at most 60 an hour. A user's claims are serialised by an advisory
+-- lock so concurrent calls cannot pass the cap together. Security definer: the log is private.
+create function private.claim_ai_request() returns void
+language plpgsql volatile security definer set search_path = '' as $$
+declare
+  caller constant uuid := (select auth.uid());
+begin
+  if caller is null then
+    raise exception 'User not found';
+  end if;
+  if private.effective_tier(caller) < 1 then
+    raise exception 'User does not have access: AI generation requires supporter tier 1 or higher'
+      using detail = '{"required_tier": 1}';
+  end if;
+  perform pg_advisory_xact_lock(hashtext('private.ai_request'), hashtext(caller::text));
+  delete from private.ai_request r
+  where r.user_id = caller and r.requested_at < now() - interval '1 hour';
+  if (select count(*) from private.ai_request r where r.user_id = caller) >= 60 then
+    raise exception 'Too many requests, please try again later.'
+      using detail = '{"limit": 60, "window_seconds": 3600}';
+  end if;
+  insert into private.ai_request (user_id) values (caller);
+end
 $$;
 
 -- Creates a client and stores its key's hash in one step; the key itself never reaches the
@@ -258,14 +294,6 @@ language sql stable security definer set search_path = '' as $$
     and not u.deactivated
 $$;
 
--- How many profiles list a source among their subscriptions, by the GIN index above. Security
--- definer because profiles are readable only by their owner; it returns a count and nothing else.
-create function private.content_source_subscriber_count(p_source_id bigint) returns bigint
-language sql stable security definer set search_path = '' as $$
-  select count(*) from public.public_user u
-  where u.subscribed_content_sources @> jsonb_build_array(jsonb_build_object('source_id', p_source_id))
-$$;
-
 -- Deletes the signed-in caller's identity; the profile and everything owned through it cascade
 -- (characters, campaigns, encounters, API clients and key hashes, grants, proposals, files), all
 -- in the caller's transaction. Refused while the caller owns content sources, which would
@@ -302,20 +330,26 @@ $$;
 -- are not executable by public, so no request role can call them. They carry no search_path
 -- setting (every name is schema-qualified): a function call with its own settings costs each
 -- request a configuration save and restore.
--- Refusals use PostgREST-style SQLSTATEs: PT401 and PT403 become HTTP 401 and 403 fails.
+-- Refusals use PostgREST-style SQLSTATEs: PT401 and PT403 become HTTP 401 and 403 fails. A token
+-- may outlive its account, and a deactivated account is refused like a missing one.
 create function private.begin_request(p_role text, p_claims text) returns void
 language plpgsql volatile as $$
+declare
+  account_deactivated boolean;
 begin
   if p_role is null or p_role not in ('anon', 'authenticated', 'service_role') then
     raise exception 'Unknown request role: %', p_role;
   end if;
-  -- A token may outlive its account.
   if p_role = 'authenticated' then
-    if not exists (
-      select 1 from public.public_user u where u.user_id = (p_claims::json ->> 'sub')::uuid
-    ) then
+    select u.deactivated into account_deactivated
+    from public.public_user u where u.user_id = (p_claims::json ->> 'sub')::uuid;
+    if account_deactivated is null then
       raise exception 'User not found: the account behind this token no longer exists'
         using errcode = 'PT401';
+    end if;
+    if account_deactivated then
+      raise exception 'Account deactivated: this account can no longer use the API'
+        using errcode = 'PT403';
     end if;
   end if;
   perform set_config('request.jwt.claims', coalesce(p_claims, '{}'), true),
@@ -325,7 +359,8 @@ $$;
 
 -- Returns the claims the request runs under: a 60-second user token's claims for the key's user,
 -- or for the owner of the character when `p_character_id` is given and the key's client holds a
--- grant on it. Stamps the client's `last_used_at`, at most once a minute.
+-- grant on it. Stamps the client's `last_used_at`, at most once a minute. The key's account must
+-- not be deactivated.
 create function private.begin_api_key_request(p_key_hash text, p_character_id bigint)
 returns text
 language plpgsql volatile as $$
@@ -333,19 +368,26 @@ declare
   key_user uuid;
   key_client bigint;
   last_used timestamptz;
+  account_deactivated boolean;
   acting_user uuid;
   issued bigint := floor(extract(epoch from now()));
   claims text;
 begin
-  select k.user_id, k.client_id, c.last_used_at into key_user, key_client, last_used
+  select k.user_id, k.client_id, c.last_used_at, u.deactivated
+    into key_user, key_client, last_used, account_deactivated
   from private.api_key k
   left join public.api_client c on c.id = k.client_id
+  left join public.public_user u on u.user_id = k.user_id
   where k.key_hash = p_key_hash;
   if key_user is null then
     raise exception 'Invalid API Key' using errcode = 'PT401';
   end if;
   if key_client is null then
     raise exception 'Invalid API Key, no client found' using errcode = 'PT401';
+  end if;
+  if account_deactivated then
+    raise exception 'Account deactivated: this account can no longer use the API'
+      using errcode = 'PT403';
   end if;
   if last_used is null or last_used < now() - interval '1 minute' then
     update public.api_client c set last_used_at = now()
@@ -448,6 +490,23 @@ $$;
 create trigger enforce_upload_tier before insert on public.uploaded_file
   for each row execute function private.enforce_upload_tier();
 
+-- An account may have at most 10 API clients; each has its own request budget, so unlimited
+-- clients would multiply it. The owner's row is locked so concurrent creates count one by one.
+create function private.cap_api_clients() returns trigger
+language plpgsql security definer set search_path = '' as $$
+begin
+  perform 1 from public.public_user u where u.user_id = new.user_id for update;
+  if (select count(*) from public.api_client c where c.user_id = new.user_id) >= 10 then
+    raise exception 'API client limit reached: an account may have at most 10 API clients; delete one first'
+      using detail = '{"limit": 10}';
+  end if;
+  return new;
+end
+$$;
+
+create trigger cap_api_clients before insert on public.api_client
+  for each row execute function private.cap_api_clients();
+
 -- Section: grants
 -- Tables: column grants keep the tier and role flags, ids and timestamps out of the user's hands.
 grant select on public.public_user to authenticated;
@@ -460,14 +519,15 @@ grant select on public.uploaded_file to authenticated;
 grant insert (bucket, path, content_type, byte_size) on public.uploaded_file to authenticated;
 
 -- Functions. The request openers (begin_request, begin_api_key_request) are granted to nobody.
-grant execute on function private.is_admin() to authenticated, service_role;
+-- anon: the content read policies call it for signed-out visitors too.
+grant execute on function private.is_admin() to anon, authenticated, service_role;
 grant execute on function private.effective_tier(uuid) to service_role;
 grant execute on function private.supporter_tier() to authenticated, service_role;
 grant execute on function private.can_upload_public_files() to authenticated;
+grant execute on function private.claim_ai_request() to authenticated;
 grant execute on function private.create_api_client(text, text, text) to authenticated;
 grant execute on function private.join_gm_group(uuid, text) to authenticated;
 grant execute on function private.regenerate_gm_code() to authenticated;
 grant execute on function private.gm_group_members() to authenticated;
 grant execute on function private.public_profile(uuid, bigint) to authenticated;
-grant execute on function private.content_source_subscriber_count(bigint) to authenticated;
 grant execute on function private.delete_own_account() to authenticated;

@@ -40,7 +40,8 @@ create table public.content_source (
   required_content_sources bigint[] not null default '{}',
   "group" text,
   artwork_url text,
-  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object')
+  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object'),
+  deprecated boolean not null default false
 );
 
 create table public.trait (
@@ -50,7 +51,8 @@ create table public.trait (
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   description text not null default '',
-  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object')
+  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object'),
+  deprecated boolean not null default false
 );
 
 create table public.item (
@@ -73,7 +75,8 @@ create table public.item (
   craft_requirements text,
   usage text,
   meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object'),
-  operations jsonb default '[]' check (jsonb_typeof(operations) = 'array')
+  operations jsonb default '[]' check (jsonb_typeof(operations) = 'array'),
+  deprecated boolean not null default false
 );
 
 create table public.spell (
@@ -99,7 +102,8 @@ create table public.spell (
   duration text,
   traits bigint[] not null default '{}',
   heightened jsonb check (jsonb_typeof(heightened) = 'object'),
-  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object')
+  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object'),
+  deprecated boolean not null default false
 );
 
 create table public.class (
@@ -115,7 +119,8 @@ create table public.class (
   skill_training_base integer,
   trait_id bigint references public.trait (id) on delete set null,
   artwork_url text,
-  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object')
+  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object'),
+  deprecated boolean not null default false
 );
 
 create table public.ability_block (
@@ -140,7 +145,8 @@ create table public.ability_block (
   access text,
   special text,
   traits bigint[] not null default '{}',
-  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object')
+  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object'),
+  deprecated boolean not null default false
 );
 
 create table public.ancestry (
@@ -155,7 +161,8 @@ create table public.ancestry (
   trait_id bigint references public.trait (id) on delete set null,
   artwork_url text,
   meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object'),
-  operations jsonb default '[]' check (jsonb_typeof(operations) = 'array')
+  operations jsonb default '[]' check (jsonb_typeof(operations) = 'array'),
+  deprecated boolean not null default false
 );
 
 create table public.archetype (
@@ -170,7 +177,8 @@ create table public.archetype (
   trait_id bigint references public.trait (id) on delete set null,
   artwork_url text,
   meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object'),
-  dedication_feat_id bigint references public.ability_block (id) on delete set null
+  dedication_feat_id bigint references public.ability_block (id) on delete set null,
+  deprecated boolean not null default false
 );
 
 create table public.class_archetype (
@@ -205,7 +213,8 @@ create table public.versatile_heritage (
   rarity public.rarity not null default 'COMMON',
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
-  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object')
+  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object'),
+  deprecated boolean not null default false
 );
 
 create table public.language (
@@ -219,7 +228,8 @@ create table public.language (
   availability public.availability not null default 'STANDARD',
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
-  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object')
+  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object'),
+  deprecated boolean not null default false
 );
 
 create table public.background (
@@ -232,7 +242,9 @@ create table public.background (
   version text,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
-  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object')
+  meta_data jsonb not null default '{}' check (jsonb_typeof(meta_data) = 'object'),
+  deprecated boolean not null default false,
+  artwork_url text
 );
 
 -- A creature stat block; `type` is the constant the search summary reports.
@@ -326,6 +338,14 @@ create table private.content_source_unlock (
   primary key (user_id, content_source_id)
 );
 
+-- Wrong access keys entered, per user and source, for the unlock throttle. Rows older than the
+-- window are deleted as new failures arrive.
+create table private.content_source_unlock_failure (
+  user_id uuid not null references public.public_user (user_id) on delete cascade,
+  content_source_id bigint not null references public.content_source (id) on delete cascade,
+  failed_at timestamptz not null default now()
+);
+
 -- Section: indexes (find filters and policy columns)
 create index content_source_user_id_idx on public.content_source (user_id);
 create index content_source_name_idx on public.content_source (lower(name));
@@ -363,6 +383,8 @@ create index hazard_source_idx on public.hazard (content_source_id);
 create index hazard_name_idx on public.hazard (lower(name));
 
 create index content_source_unlock_source_idx on private.content_source_unlock (content_source_id);
+create index content_source_unlock_failure_idx
+  on private.content_source_unlock_failure (user_id, content_source_id, failed_at);
 
 -- Section: helpers
 -- The read rule, in one place: published official sources; the caller's own sources, published or
@@ -421,29 +443,104 @@ $$;
 
 -- Enters an access key: on a match the caller may read that source from now on. Security definer
 -- because it compares against `keys`, which callers cannot read; the checks here are all it allows.
+-- Answers 'unlocked' or 'invalid' instead of raising on a wrong key, so the failure it records
+-- survives (a raise would roll it back); after 5 wrong keys for one source in 15 minutes it
+-- refuses to compare at all until the window has passed.
 create function private.unlock_content_source(p_source_id bigint, p_access_key text)
-returns void
+returns text
 language plpgsql volatile security definer set search_path = '' as $$
 declare
   src public.content_source;
+  caller uuid := (select auth.uid());
 begin
-  if (select auth.uid()) is null then
+  if caller is null then
     raise exception 'User not found';
   end if;
   select * into src from public.content_source s
-  where s.id = p_source_id and (s.is_published or s.user_id = (select auth.uid()));
+  where s.id = p_source_id and (s.is_published or s.user_id = caller);
   if not found then
     raise exception 'Content source not found';
   end if;
-  if not src.require_key or src.user_id is not distinct from (select auth.uid()) then
-    return;
+  if not src.require_key or src.user_id is not distinct from caller then
+    return 'unlocked';
+  end if;
+  -- One caller's guesses for one source are counted one at a time.
+  perform pg_advisory_xact_lock(hashtextextended(caller::text || ':' || p_source_id, 0));
+  delete from private.content_source_unlock_failure f
+  where f.user_id = caller and f.content_source_id = p_source_id
+    and f.failed_at < now() - interval '15 minutes';
+  if (select count(*) from private.content_source_unlock_failure f
+      where f.user_id = caller and f.content_source_id = p_source_id) >= 5 then
+    raise exception 'Too many wrong access keys for this content source: try again in 15 minutes';
   end if;
   if coalesce(src.keys ->> 'access_key', '') = '' or src.keys ->> 'access_key' <> p_access_key then
-    raise exception 'Invalid access key';
+    insert into private.content_source_unlock_failure (user_id, content_source_id)
+    values (caller, p_source_id);
+    return 'invalid';
   end if;
   insert into private.content_source_unlock (user_id, content_source_id)
-  values ((select auth.uid()), p_source_id)
+  values (caller, p_source_id)
   on conflict do nothing;
+  return 'unlocked';
+end
+$$;
+
+-- How many profiles list a source among their subscriptions, by the GIN index of the accounts
+-- baseline; 0 for a source the caller may not read, so it tells nothing about sources the caller
+-- cannot see. Security definer because profiles are readable only by their owner; it returns a
+-- count and nothing else.
+create function private.content_source_subscriber_count(p_source_id bigint)
+returns bigint
+language sql stable security definer set search_path = '' as $$
+  select count(*) from public.public_user u
+  where u.subscribed_content_sources @> jsonb_build_array(jsonb_build_object('source_id', p_source_id))
+    and p_source_id in (select private.readable_source_ids())
+$$;
+
+-- The content sources every caller sees by default: the official (ownerless) published ones.
+-- Invoker rights: everyone may read these rows, so row-level security changes nothing here. No
+-- `set search_path` (the name is qualified): that keeps the function inlinable, so a query that
+-- calls it is planned exactly as if it held the subquery itself.
+create function private.official_source_ids() returns setof bigint
+language sql stable as $$
+  select s.id from public.content_source s where s.user_id is null and s.is_published
+$$;
+
+-- Linked traits (docs/content.md): a class, ancestry, archetype or versatile heritage carries a
+-- trait of its own, kept in step by the keep_linked_trait trigger and by moderation. The trait's
+-- name, as the reference names it:
+create function private.linked_trait_name(p_table text, p_name text) returns text
+language sql immutable set search_path = '' as $$
+  select case when p_table = 'archetype' then btrim(p_name) || ' Archetype' else btrim(p_name) end
+$$;
+
+-- The description of such a trait while nobody has rewritten it.
+create function private.linked_trait_description(p_table text, p_name text) returns text
+language sql immutable set search_path = '' as $$
+  select format('This indicates content from the %s %s.', lower(btrim(p_name)),
+    replace(p_table, '_', ' '))
+$$;
+
+-- The trait of a new record: the source's trait of that name (case-insensitive, the oldest), or a
+-- new one flagged as the record's kind. Runs as the caller: making the trait needs the same write
+-- access to the source as making the record.
+create function private.find_or_make_linked_trait(p_table text, p_name text, p_source_id bigint)
+returns bigint
+language plpgsql volatile set search_path = '' as $$
+declare
+  v_name text := private.linked_trait_name(p_table, p_name);
+  v_trait_id bigint;
+begin
+  select t.id into v_trait_id from public.trait t
+  where t.content_source_id = p_source_id and lower(t.name) = lower(v_name)
+  order by t.id limit 1;
+  if v_trait_id is null then
+    insert into public.trait (name, description, content_source_id, meta_data)
+    values (v_name, private.linked_trait_description(p_table, p_name), p_source_id,
+      jsonb_build_object(p_table || '_trait', true))
+    returning id into v_trait_id;
+  end if;
+  return v_trait_id;
 end
 $$;
 
@@ -455,7 +552,7 @@ alter table private.content_source_unlock enable row level security;
 -- An owner reads their source through its own row, not only through readable_source_ids(): that
 -- helper's snapshot predates the statement, so `insert ... returning` of a new source was refused.
 create policy "Readable sources can be read" on public.content_source
-  for select to authenticated
+  for select to authenticated, anon
   using (user_id = (select auth.uid()) or id in (select private.readable_source_ids()));
 
 create policy "Signed-in users can create sources they own" on public.content_source
@@ -471,6 +568,8 @@ create policy "Owners can delete their sources, admins official ones" on public.
 -- The same four policies on every content table (private.content_table), generated so they cannot
 -- drift apart. Who may read a spell, a trait or any other record: whoever may read its source,
 -- private.readable_source_ids() above; who may write one: private.writable_source_ids() above.
+-- Signed-out visitors (role anon) read by the same rule: with no user, they see the published
+-- official sources and the published homebrew that needs no key, and write nothing.
 do $$
 declare
   t text;
@@ -480,7 +579,7 @@ begin
     execute format('alter table public.%I enable row level security', t);
     execute format(
       'create policy "Content of readable sources can be read" on public.%I
-         for select to authenticated
+         for select to authenticated, anon
          using (content_source_id in (select private.readable_source_ids()))', t);
     execute format(
       'create policy "Content can be added to writable sources" on public.%I
@@ -584,23 +683,140 @@ begin
 end
 $$;
 
+-- A key-locked source needs a key worth guessing: at least 8 characters. Official sources are
+-- readable by everyone, so a key on one would lock nothing: it is refused rather than ignored.
+create function private.vet_source_access_key() returns trigger
+language plpgsql set search_path = '' as $$
+begin
+  if new.require_key and new.user_id is null then
+    raise exception 'Invalid value for require_key: official content sources cannot require a key';
+  end if;
+  if new.require_key and length(coalesce(new.keys ->> 'access_key', '')) < 8 then
+    raise exception 'Invalid value for keys.access_key: a key-locked source needs an access key of at least 8 characters';
+  end if;
+  return new;
+end
+$$;
+
+create trigger vet_source_access_key before insert or update of require_key, keys, user_id
+  on public.content_source
+  for each row execute function private.vet_source_access_key();
+
+-- A record may point only at rows its writer can read: foreign keys are checked without row
+-- security, so without this a class could link another user's hidden trait, and the answer would
+-- tell that the hidden row exists. Arguments: pairs of (column, referenced table). Runs as the
+-- caller (not security definer), so the lookup sees exactly what the caller may read; the refusal
+-- reads as a missing row, with the same SQLSTATE and field as a real foreign-key miss.
+create function private.refuse_unreadable_references() returns trigger
+language plpgsql set search_path = '' as $$
+declare
+  i integer := 0;
+  column_name text;
+  referenced text;
+  new_value bigint;
+  old_value bigint;
+  found_row boolean;
+begin
+  while i < tg_nargs loop
+    column_name := tg_argv[i];
+    referenced := tg_argv[i + 1];
+    i := i + 2;
+    new_value := (to_jsonb(new) ->> column_name)::bigint;
+    old_value := case when tg_op = 'UPDATE' then (to_jsonb(old) ->> column_name)::bigint end;
+    continue when new_value is null or new_value is not distinct from old_value;
+    execute format('select exists (select 1 from public.%I where id = $1)', referenced)
+      into found_row using new_value;
+    if not found_row then
+      raise exception 'Referenced record not found: %', column_name
+        using errcode = '23503', column = column_name;
+    end if;
+  end loop;
+  return new;
+end
+$$;
+
+create trigger refuse_unreadable_references before insert or update on public.class
+  for each row execute function private.refuse_unreadable_references('trait_id', 'trait');
+create trigger refuse_unreadable_references before insert or update on public.ancestry
+  for each row execute function private.refuse_unreadable_references('trait_id', 'trait');
+create trigger refuse_unreadable_references before insert or update on public.archetype
+  for each row execute function private.refuse_unreadable_references(
+    'trait_id', 'trait', 'dedication_feat_id', 'ability_block');
+create trigger refuse_unreadable_references before insert or update on public.versatile_heritage
+  for each row execute function private.refuse_unreadable_references(
+    'trait_id', 'trait', 'heritage_id', 'ability_block');
+create trigger refuse_unreadable_references before insert or update on public.class_archetype
+  for each row execute function private.refuse_unreadable_references(
+    'class_id', 'class', 'archetype_id', 'archetype');
+
+-- A new class, ancestry, archetype or versatile heritage without a trait gets its own (the web
+-- client sends `trait_id: -1`). An edit keeps the linked trait: `trait_id` null (or -1) leaves it
+-- as it was, as the reference does. A rename renames the trait, and rewrites its description
+-- while it is still the generated one, in the same statement. Updates made by a foreign key
+-- action (the trait deleted: `on delete set null`) run nested and are left alone.
+create function private.keep_linked_trait() returns trigger
+language plpgsql set search_path = '' as $$
+begin
+  if tg_op = 'INSERT' then
+    if new.trait_id is null then
+      new.trait_id := private.find_or_make_linked_trait(tg_table_name, new.name,
+        new.content_source_id);
+    end if;
+    return new;
+  end if;
+  if pg_trigger_depth() > 1 then
+    return new;
+  end if;
+  if new.trait_id is null and old.trait_id is not null then
+    new.trait_id := old.trait_id;
+  end if;
+  if new.name is distinct from old.name and new.trait_id is not null then
+    update public.trait t
+    set name = private.linked_trait_name(tg_table_name, new.name),
+      description = case
+        when t.description = private.linked_trait_description(tg_table_name, old.name)
+        then private.linked_trait_description(tg_table_name, new.name)
+        else t.description
+      end
+    where t.id = new.trait_id and t.content_source_id = new.content_source_id
+      and lower(t.name) = lower(private.linked_trait_name(tg_table_name, old.name));
+  end if;
+  return new;
+end
+$$;
+
+do $$
+declare
+  t text;
+begin
+  foreach t in array array['class', 'ancestry', 'archetype', 'versatile_heritage']
+  loop
+    execute format(
+      'create trigger keep_linked_trait before insert or update on public.%I
+       for each row execute function private.keep_linked_trait()', t);
+  end loop;
+end
+$$;
+
 -- Section: grants
 -- `keys` (the access key) is left out of select: its owner reads it through private.my_source_keys().
 -- `user_id` is set by a trigger; ids and timestamps are never written by callers.
+-- Signed-out visitors read the same columns as signed-in users.
 grant select (id, name, url, created_at, updated_at, external_id, description, operations, user_id,
   contact_info, require_key, is_published, required_content_sources, "group", artwork_url,
-  meta_data) on public.content_source to authenticated;
+  meta_data, deprecated) on public.content_source to authenticated, anon;
 grant insert (name, url, external_id, description, operations, contact_info, require_key, keys,
-  is_published, required_content_sources, "group", artwork_url, meta_data)
+  is_published, required_content_sources, "group", artwork_url, meta_data, deprecated)
   on public.content_source to authenticated;
 grant update (name, url, external_id, description, operations, contact_info, require_key, keys,
-  is_published, required_content_sources, "group", artwork_url, meta_data)
+  is_published, required_content_sources, "group", artwork_url, meta_data, deprecated)
   on public.content_source to authenticated;
 grant delete on public.content_source to authenticated;
 
--- Every content table: read all columns; insert all but id and timestamps; update those minus
--- content_source_id (content never moves between sources); delete. Columns the search baseline
--- adds later (the generated search_vector) are not writable and get no grant.
+-- Every content table: read all columns (signed-out visitors too); insert all but id and
+-- timestamps; update those minus content_source_id (content never moves between sources); delete.
+-- Columns the search baseline adds later (the generated search_vector) are not writable and get
+-- no grant.
 do $$
 declare
   t text;
@@ -617,15 +833,26 @@ begin
     from information_schema.columns c
     where c.table_schema = 'public' and c.table_name = t;
     execute format('grant select, delete on public.%I to authenticated', t);
+    execute format('grant select on public.%I to anon', t);
     execute format('grant insert (%s) on public.%I to authenticated', insertable, t);
     execute format('grant update (%s) on public.%I to authenticated', updatable, t);
   end loop;
 end
 $$;
 
-grant execute on function private.readable_source_ids() to authenticated, service_role;
+-- anon: the read policies and the find and search statements call these for signed-out visitors
+-- too. Each decides by `auth.uid()`, which is null for a visitor: no own, unlocked, writable or
+-- admin rows.
+grant execute on function private.readable_source_ids() to anon, authenticated, service_role;
 grant execute on function private.writable_source_ids() to authenticated, service_role;
-grant execute on function private.can_read_source(bigint) to authenticated, service_role;
+grant execute on function private.can_read_source(bigint) to anon, authenticated, service_role;
 grant execute on function private.can_write_source(bigint) to authenticated, service_role;
-grant execute on function private.my_source_keys() to authenticated, service_role;
+grant execute on function private.my_source_keys() to anon, authenticated, service_role;
 grant execute on function private.unlock_content_source(bigint, text) to authenticated;
+grant execute on function private.content_source_subscriber_count(bigint) to authenticated;
+grant execute on function private.official_source_ids() to anon, authenticated, service_role;
+grant execute on function private.linked_trait_name(text, text) to authenticated, service_role;
+grant execute on function private.linked_trait_description(text, text)
+  to authenticated, service_role;
+grant execute on function private.find_or_make_linked_trait(text, text, bigint)
+  to authenticated, service_role;

@@ -11,7 +11,9 @@ create table public.campaign (
   user_id uuid not null default auth.uid()
     references public.public_user (user_id) on delete cascade,
   name text not null check (char_length(name) between 1 and 200),
-  description jsonb not null default '{"contents": {}}' check (jsonb_typeof(description) = 'object'),
+  -- The web client stores a description as text; the interface's object form stays valid.
+  description jsonb not null default '{"contents": {}}'
+    check (jsonb_typeof(description) in ('object', 'string')),
   -- Set on insert and by private.reset_campaign_key only (trigger and column grants).
   join_key text not null unique check (join_key ~ '^[0-9a-z]{6}-[0-9a-z]{6}$'),
   notes jsonb not null default '{}' check (jsonb_typeof(notes) = 'object'),
@@ -281,11 +283,58 @@ language sql stable security definer set search_path = '' as $$
     and not (select private.is_api_client_request())
 $$;
 
+-- The API clients of p_owner that hold a grant on one of the caller's characters: what another
+-- user's profile shows the caller under `api.clients`, so the web client's authorized-clients
+-- section can name (and revoke) them. Names nothing the caller has not authorized. Security
+-- definer: other users' clients are not otherwise readable.
+create function private.clients_granted_to_caller(p_owner uuid)
+returns table (id bigint, name text, description text)
+language sql stable security definer set search_path = '' as $$
+  select a.id, a.name, a.description
+  from public.api_client a
+  where a.user_id = p_owner
+    and not (select private.is_api_client_request())
+    and exists (
+      select 1 from public.character_grant g
+      join public.character c on c.id = g.character_id
+      where g.client_id = a.id and c.user_id = (select auth.uid())
+    )
+  order by a.id
+$$;
+
+-- A character's details as the caller sees them: for its owner (signed in, not through an API key)
+-- with the grants on it under `api_clients.client_access`, as the web client's authorized-clients
+-- section reads them (`publicUserId`: the client owner's profile id, `clientId`: the client's id,
+-- both strings; `addedAt`: epoch milliseconds). Volatile so that a RETURNING clause sees the
+-- grants its own statement's trigger just wrote. Security definer: the clients and their owners'
+-- profiles belong to other users.
+create function private.details_with_client_access(p_character_id bigint, p_details jsonb)
+returns jsonb
+language sql volatile security definer set search_path = '' as $$
+  select case when access is null then p_details
+         else jsonb_set(p_details, '{api_clients}', jsonb_build_object('client_access', access))
+         end
+  from (
+    select jsonb_agg(jsonb_build_object(
+             'publicUserId', u.id::text,
+             'clientId', g.client_id::text,
+             'addedAt', (extract(epoch from g.granted_at) * 1000)::bigint
+           ) order by g.granted_at, g.client_id) as access
+    from public.character_grant g
+    join public.character c on c.id = g.character_id
+    join public.api_client a on a.id = g.client_id
+    join public.public_user u on u.user_id = a.user_id
+    where g.character_id = p_character_id
+      and c.user_id = (select auth.uid())
+      and not (select private.is_api_client_request())
+  ) grants
+$$;
+
 -- Takes the character out of the caller's campaign and withdraws its player's join grant, so the
--- player cannot walk straight back in. A plain UPDATE cannot do it under row-level security: the
--- updated row must stay readable by the writer, and a character that has left the GM's campaign is
--- no longer the GM's to read. Security definer for that reason; the checks below are the whole of
--- what it allows (an API-key request also needs a grant on the character).
+-- player cannot walk straight back in. Security definer: a character that has left the GM's
+-- campaign is no longer the GM's to read, so a plain UPDATE under row-level security cannot do it.
+-- The checks below are the whole of what it allows (an API-key request also needs a grant on the
+-- character, refused like every other character endpoint with 403).
 create function private.remove_from_campaign(p_character_id bigint, p_campaign_id bigint)
 returns void
 language plpgsql volatile security definer set search_path = '' as $$
@@ -297,7 +346,7 @@ begin
   end if;
   if (select private.is_api_client_request()) and not private.has_character_grant(p_character_id)
   then
-    raise exception 'You do not have access to this character';
+    raise exception using errcode = 'PT403', message = 'You do not have access to this character';
   end if;
   update public.character c set campaign_id = null
   where c.id = p_character_id and c.campaign_id = p_campaign_id
@@ -336,7 +385,7 @@ create policy "Campaign owners can withdraw join grants"
 
 create policy "Characters are readable by owner, GM, admin, or all if public"
   on public.character
-  for select to authenticated using (private.can_read_character(id, user_id, campaign_id, options));
+  for select to authenticated, anon using (private.can_read_character(id, user_id, campaign_id, options));
 
 create policy "Users can create their own characters when signed in" on public.character
   for insert to authenticated
@@ -424,9 +473,8 @@ language plpgsql security definer set search_path = '' as $$
 begin
   if not (new.content_sources ? 'enabled') then
     new.content_sources := new.content_sources || jsonb_build_object('enabled', (
-      select coalesce(jsonb_agg(s.id order by s.id), '[]'::jsonb)
-      from public.content_source s
-      where s.user_id is null and s.is_published
+      select coalesce(jsonb_agg(o.id order by o.id), '[]'::jsonb)
+      from private.official_source_ids() o(id)
     ));
   end if;
   return new;
@@ -465,6 +513,97 @@ $$;
 
 create trigger touch_character_updated_at before update on public.character
   for each row execute function private.touch_character_updated_at();
+
+-- A new character belongs to no grant yet, so no API client could ever reach it: an API-key
+-- request may not create one. The insert policy refuses it too; this answers with 403 before the
+-- tier cap is counted (triggers fire in name order).
+create function private.block_api_client_inserts() returns trigger
+language plpgsql set search_path = '' as $$
+begin
+  if (select private.is_api_client_request()) then
+    raise exception using errcode = 'PT403', message = 'You do not have access to this character';
+  end if;
+  return new;
+end
+$$;
+
+create trigger block_api_client_inserts before insert on public.character
+  for each row execute function private.block_api_client_inserts();
+
+-- Under an API key a character changes only as the consent screen says: its stats (hit points,
+-- experience, hero points and similar values) and its inventory. Visibility, notes, campaign and
+-- everything else stay the owner's to change in the app.
+create function private.limit_api_client_character_writes() returns trigger
+language plpgsql set search_path = '' as $$
+declare
+  allowed constant text[] := array[
+    'level', 'experience', 'hp_current', 'hp_temp', 'hero_points', 'stamina_current',
+    'resolve_current', 'inventory', 'updated_at'
+  ];
+  changed text[];
+begin
+  if not (select private.is_api_client_request()) then
+    return new;
+  end if;
+  select array_agg(n.key order by n.key) into changed
+  from jsonb_each(to_jsonb(new)) n
+  join jsonb_each(to_jsonb(old)) o using (key)
+  where n.value is distinct from o.value and not n.key = any (allowed);
+  if changed is not null then
+    raise exception 'API clients may change only a character''s stats and inventory: % cannot be changed with an API key',
+      array_to_string(changed, ', ')
+      using errcode = 'PT403';
+  end if;
+  return new;
+end
+$$;
+
+create trigger limit_api_client_character_writes before update on public.character
+  for each row execute function private.limit_api_client_character_writes();
+
+-- The web client grants and revokes API access by writing `details.api_clients.client_access` (its
+-- consent page adds an entry, its builder filters one out). Grants stay rows: this turns the list
+-- into exactly those grant rows and never stores the block. Only the character's owner, signed in,
+-- changes grants, and only on an existing character (a copied character gets none); anyone else's
+-- block is dropped. An entry names a client by `clientId` and its owner by `publicUserId` (profile
+-- id, or the owner's UUID as this service's authorization URL carries it); entries that name no
+-- such client are skipped, so a stale entry cannot break an autosave. A block without
+-- `client_access` changes nothing.
+create function private.sync_character_grants_from_details() returns trigger
+language plpgsql security definer set search_path = '' as $$
+declare
+  wanted constant jsonb := new.details -> 'api_clients' -> 'client_access';
+  granted bigint[];
+begin
+  if not (new.details ? 'api_clients') then
+    return new;
+  end if;
+  new.details := new.details - 'api_clients';
+  if tg_op <> 'UPDATE'
+    or new.user_id is distinct from (select auth.uid())
+    or (select private.is_api_client_request())
+    or jsonb_typeof(wanted) is distinct from 'array' then
+    return new;
+  end if;
+  select coalesce(array_agg(distinct a.id), '{}') into granted
+  from jsonb_array_elements(wanted) e(entry)
+  join public.api_client a on a.id = case
+    when e.entry ->> 'clientId' ~ '^[0-9]{1,18}$' then (e.entry ->> 'clientId')::bigint end
+  join public.public_user u on u.user_id = a.user_id
+  where jsonb_typeof(e.entry) = 'object'
+    and (u.id::text = e.entry ->> 'publicUserId' or u.user_id::text = e.entry ->> 'publicUserId');
+  delete from public.character_grant g
+  where g.character_id = new.id and not (g.client_id = any (granted));
+  insert into public.character_grant (client_id, character_id)
+  select client_id, new.id from unnest(granted) as t(client_id)
+  on conflict (client_id, character_id) do nothing;
+  return new;
+end
+$$;
+
+create trigger sync_character_grants_from_details
+  before insert or update of details on public.character
+  for each row execute function private.sync_character_grants_from_details();
 
 -- A new encounter needs supporter level 1.
 create function private.enforce_encounter_tier() returns trigger
@@ -506,6 +645,8 @@ grant update (name, description, notes, recommended_options, recommended_variant
   recommended_content_sources, custom_operations, meta_data) on public.campaign to authenticated;
 grant delete on public.campaign_join_grant to authenticated;
 grant select, delete on public.character to authenticated;
+-- Signed-out visitors read public characters (the read policy decides which).
+grant select on public.character to anon;
 grant insert (campaign_id, name, level, experience, hero_points, hp_current, hp_temp,
   stamina_current, resolve_current, inventory, details, notes, roll_history, spells,
   operation_data, meta_data, options, variants, companions, custom_operations, content_sources)
@@ -522,11 +663,13 @@ grant update (name, icon, color, campaign_id, combatants, meta_data)
   on public.encounter to authenticated;
 
 -- Functions
-grant execute on function private.owns_campaign(bigint) to authenticated;
+-- anon: the character read policy calls these for signed-out visitors too.
+grant execute on function private.owns_campaign(bigint) to anon, authenticated;
 grant execute on function private.member_campaign_ids() to authenticated;
 grant execute on function private.owns_character(bigint) to authenticated;
 grant execute on function private.has_character_grant(bigint) to authenticated;
-grant execute on function private.can_read_character(bigint, uuid, bigint, jsonb) to authenticated;
+grant execute on function private.can_read_character(bigint, uuid, bigint, jsonb)
+  to anon, authenticated;
 grant execute on function private.can_write_character(bigint, uuid, bigint) to authenticated;
 grant execute on function private.can_read_campaign(bigint, uuid) to authenticated;
 grant execute on function private.may_join_campaign(bigint) to authenticated;
@@ -536,3 +679,6 @@ grant execute on function private.grant_character_access(bigint, uuid, bigint) t
 grant execute on function private.character_access(bigint) to authenticated;
 grant execute on function private.api_client_info(bigint, uuid) to authenticated;
 grant execute on function private.remove_from_campaign(bigint, bigint) to authenticated;
+grant execute on function private.clients_granted_to_caller(uuid) to authenticated;
+-- anon too: signed-out callers read public characters through the same select.
+grant execute on function private.details_with_client_access(bigint, jsonb) to anon, authenticated;

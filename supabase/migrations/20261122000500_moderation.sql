@@ -93,8 +93,8 @@ $$;
 -- content source are touched; both steps run inside moderate_content_update's apply block, so a
 -- failure leaves the proposal PENDING like any other.
 
--- Renames the trait a record links to after the record. Raises when the record links no trait of
--- its own source.
+-- Renames the trait a record links to after the record (private.linked_trait_name, content
+-- baseline). Raises when the record links no trait of its own source.
 create function private.rename_linked_trait(p_table text, p_id bigint, p_source_id bigint)
 returns void
 language plpgsql volatile set search_path = '' as $$
@@ -104,7 +104,7 @@ declare
 begin
   execute format('select t.name, t.trait_id from public.%I t where t.id = $1', p_table)
     into v_name, v_trait_id using p_id;
-  update public.trait t set name = v_name
+  update public.trait t set name = private.linked_trait_name(p_table, v_name)
   where t.id = v_trait_id and t.content_source_id = p_source_id;
   if not found then
     raise exception 'Content not found: trait % is not in content source %',
@@ -114,24 +114,17 @@ end
 $$;
 
 -- Links a new record to the trait of its name in its source (compared case-insensitively; the
--- oldest when several match), making one when there is none.
+-- oldest when several match), making one when there is none (private.find_or_make_linked_trait,
+-- content baseline, which names traits as the linked-trait trigger does).
 create function private.link_new_record_trait(p_table text, p_id bigint, p_source_id bigint)
 returns void
 language plpgsql volatile set search_path = '' as $$
 declare
   v_name text;
-  v_trait_id bigint;
 begin
   execute format('select t.name from public.%I t where t.id = $1', p_table) into v_name using p_id;
-  select t.id into v_trait_id from public.trait t
-  where t.content_source_id = p_source_id and lower(t.name) = lower(v_name)
-  order by t.id limit 1;
-  if v_trait_id is null then
-    insert into public.trait (name, content_source_id) values (v_name, p_source_id)
-    returning id into v_trait_id;
-  end if;
   execute format('update public.%I t set trait_id = $1 where t.id = $2', p_table)
-    using v_trait_id, p_id;
+    using private.find_or_make_linked_trait(p_table, v_name, p_source_id), p_id;
 end
 $$;
 

@@ -179,9 +179,11 @@ begin
       end
       $body$
     $fn$, 'search_ranked_' || t, t);
+    -- They trust the visible sources they are given: only private.search_ranked_ids, which
+    -- computes that list from the caller's readable sources, calls them (as their owner).
     execute format(
       'grant execute on function private.%I(bigint[], text, text, tsquery, tsquery, integer)
-         to authenticated, service_role',
+         to service_role',
       'search_ranked_' || t);
   end loop;
 end
@@ -216,7 +218,7 @@ begin
   from private.readable_source_ids() r(id)
   where case
     when coalesce(cardinality(p_sources), 0) = 0 then r.id in (
-      select s.id from public.content_source s where s.user_id is null and s.is_published)
+      select o.id from private.official_source_ids() o(id))
     else r.id = any(p_sources)
   end;
   return query
@@ -265,7 +267,8 @@ $$;
 
 -- Section: grants
 -- The per-table helpers are granted in their loop above (their names are generated).
+-- anon: signed-out visitors search what they may read, like everyone else.
 grant execute on function private.search_matching_ids(text, text, text[], text[])
-  to authenticated, service_role;
+  to anon, authenticated, service_role;
 grant execute on function private.search_ranked_ids(text, text, text, text, bigint[], integer)
-  to authenticated, service_role;
+  to anon, authenticated, service_role;

@@ -1,4 +1,4 @@
-import { answers, freePort, waitFor } from "./free_port.ts";
+import { answers, freePort, waitFor } from "../../scripts/support/free_port.ts";
 
 /** Where the machine's PostgreSQL binaries are (override with PG_BIN). */
 const PG_BIN = Deno.env.get("PG_BIN") ?? "/usr/lib/postgresql/15/bin";

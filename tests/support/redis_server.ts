@@ -1,5 +1,5 @@
 import { RedisTcp, type RespValue } from "../../supabase/functions/_shared/rate_limit/redis_tcp.ts";
-import { answers, freePort, waitFor } from "./free_port.ts";
+import { answers, freePort, waitFor } from "../../scripts/support/free_port.ts";
 
 /**
  * A throwaway redis-server on a random loopback port, with nothing persisted, that a test may kill

@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import { runningEmbedded } from "../../scripts/database.ts";
-import { freshDatabase } from "./fresh_database.ts";
-import { type ServerEnv, ServerProcess } from "./server_process.ts";
+import { freshDatabase, prepare } from "../../scripts/support/fresh_database.ts";
+import { type ServerEnv, ServerProcess } from "../../scripts/support/server_process.ts";
 
 const root = new URL("../../", import.meta.url);
 
@@ -46,7 +46,7 @@ export async function testDatabase(kind: "postgres" | "embedded"): Promise<TestD
     return {
       kind,
       env: { DATABASE_URL: db.url },
-      connect: () => Promise.resolve(postgres(db.url, { max: 2, onnotice: () => {} })),
+      connect: () => Promise.resolve(postgres(db.url, { max: 2, onnotice: () => {}, prepare })),
       cleanup: () => db.drop(),
     };
   }

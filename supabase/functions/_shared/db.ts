@@ -23,6 +23,8 @@ const TRANSACTION_DEADLINE_MS = 7_000;
 function openPool(): postgres.Sql {
   return postgres(databaseUrl(), {
     max: env.DATABASE_POOL_SIZE,
+    // Off, every query is sent unnamed, including those that ask for `prepare: true`.
+    prepare: env.DATABASE_PREPARE,
     idle_timeout: 30,
     connect_timeout: 5,
     // postgres.js waits up to 20 s between reconnect attempts after repeated failures, and queued
@@ -304,7 +306,16 @@ class ConnectionWatch {
   readonly options = {
     onexecute: (connection: PoolConnection): boolean => {
       this.#connection = connection;
-      connection.onclose = () => (this.lost = true);
+      connection.onclose = () => {
+        this.lost = true;
+        // A query the close left unanswered may stay queued for the reconnect (seen through a
+        // transaction-mode pooler): the request answers now instead of at its deadline.
+        this.#fail?.(
+          Object.assign(new Error("The database connection closed during the transaction"), {
+            code: "CONNECTION_CLOSED",
+          }),
+        );
+      };
       return true; // keeps the connection writable for the next pipelined query
     },
   } as unknown as postgres.UnsafeQueryOptions;
@@ -314,6 +325,8 @@ class ConnectionWatch {
   }
 
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Rejects the deadline early, when the connection closes. */
+  #fail: ((error: unknown) => void) | null = null;
 
   /**
    * A promise that never resolves and rejects after `ms` with a connection error, having dropped
@@ -322,6 +335,7 @@ class ConnectionWatch {
    */
   deadline(ms: number): Promise<never> {
     const expired = new Promise<never>((_, reject) => {
+      this.#fail = reject;
       this.#timer = setTimeout(() => {
         this.lost = true;
         this.#connection?.terminate();

@@ -7,6 +7,11 @@ const EnvSchema = z.object({
   /** Provided by the hosted platform to every edge function. */
   SUPABASE_DB_URL: z.string().min(1).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * Named prepared statements; `false` behind a transaction-mode pooler that cannot keep them
+   * (PgBouncer before 1.21, or without `max_prepared_statements`).
+   */
+  DATABASE_PREPARE: flag.default(true),
   SUPABASE_JWT_SECRET: z.string().min(32, "SUPABASE_JWT_SECRET must be at least 32 characters"),
   SUPABASE_URL: z.url().optional(),
   UPSTASH_REDIS_REST_URL: z.url().optional(),

@@ -1,4 +1,4 @@
-import type { DeletableType } from "@shared/content.ts";
+import type { DeletableType } from "@shared/content/delete_content.ts";
 import { contentTypes } from "@shared/content_types.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";

@@ -1,6 +1,5 @@
 import type { z } from "zod";
-import { CONTENT_TYPE_NAMES, contentTypes } from "@shared/content_types.ts";
-import { ContentType } from "@shared/enums.ts";
+import { CONTENT_TYPE_NAMES, ContentType, contentTypes } from "@shared/content_types.ts";
 import { SEARCH_BUCKETS, type SearchBucket, simpleRowOf } from "@shared/search.ts";
 
 /** One content table as search sees it. */

@@ -1,5 +1,11 @@
 import postgres from "postgres";
 
+/**
+ * Whether the test's own clients name their prepared statements: not behind a transaction-mode
+ * pooler that cannot keep them (DATABASE_PREPARE=false, as the server reads it).
+ */
+export const prepare = !["0", "false"].includes(Deno.env.get("DATABASE_PREPARE") ?? "");
+
 /** A database created for one test or benchmark run, dropped by `drop()`. */
 export interface FreshDatabase {
   url: string;
@@ -20,7 +26,7 @@ export function adminUrlOf(url: string): string {
 export async function freshDatabase(serverUrl: string, prefix: string): Promise<FreshDatabase> {
   if (!/^[a-z][a-z0-9_]*$/.test(prefix)) throw new Error(`Invalid database prefix: ${prefix}`);
   const adminUrl = adminUrlOf(serverUrl);
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {}, prepare });
   const name = `${prefix}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   try {
     const stale = await admin<{ datname: string }[]>`
@@ -40,7 +46,7 @@ export async function freshDatabase(serverUrl: string, prefix: string): Promise<
   return {
     url: url.href,
     async drop() {
-      const dropper = postgres(adminUrl, { max: 1, onnotice: () => {} });
+      const dropper = postgres(adminUrl, { max: 1, onnotice: () => {}, prepare });
       try {
         await dropper.unsafe(`drop database if exists "${name}" with (force)`);
       } finally {

@@ -13,6 +13,8 @@ export interface ServerEnv {
   UPSTASH_REDIS_REST_URL?: string;
   UPSTASH_REDIS_REST_TOKEN?: string;
   DATABASE_POOL_SIZE?: string;
+  /** Server workers sharing the port; "1" (one process, one thread) unless a test asks for more. */
+  WORKERS?: string;
   RATE_LIMIT_PREFIX?: string;
   LOG_LEVEL?: "info" | "silent";
   /** "1" (the default for test servers), "0" as deployed, "unset" to let the start decide. */
@@ -29,6 +31,7 @@ const CONTROLLED = [
   "UPSTASH_REDIS_REST_URL",
   "UPSTASH_REDIS_REST_TOKEN",
   "DATABASE_POOL_SIZE",
+  "WORKERS",
   "RATE_LIMIT_PREFIX",
   "LOG_LEVEL",
   "PORT",
@@ -72,6 +75,7 @@ export class ServerProcess {
       TRUST_PROXY: "true",
       LOG_LEVEL: "info",
       LOCAL_DEVELOPMENT: "1",
+      WORKERS: "1",
       RATE_LIMIT_PREFIX: `fault-${crypto.randomUUID()}`,
       ...env,
     };
@@ -81,6 +85,8 @@ export class ServerProcess {
       "run",
       "-A",
       "--no-check",
+      // Several workers share the port through SO_REUSEPORT, an unstable API in Deno 2.
+      "--unstable-net",
       ...(options.denoFlags ?? []),
       "scripts/start.ts",
     ];

@@ -1,0 +1,239 @@
+// Proves that every function deploys unchanged the way the hosted platform bundles it
+// (`supabase functions deploy`, README "Deploy"). For each function the Supabase CLI takes the
+// import map that supabase/config.toml names for it (supabase/functions/import_map.json), then
+// uploads the entrypoint and every file reachable from it through import statements whose target
+// has a file extension and is relative or mapped to a relative path; nothing else, and never the
+// project's root deno.json. This script repeats that walk, copies exactly those files into an
+// empty folder, and there asks Deno for the function's module graph with that import map only
+// (`deno info --no-config --import-map`): a file the walk would not upload, an import only the root
+// deno.json can resolve, or a path outside the project fails the check. Finally every function is
+// type-checked the same way. Exits 1 on any failure.
+//
+//   deno task deploy:check
+import { dirname, join, normalize, relative, sep as SEPARATOR } from "node:path";
+import { fileURLToPath as fromFileUrl } from "node:url";
+
+const root = fromFileUrl(new URL("../", import.meta.url));
+const functionsDir = join(root, "supabase", "functions");
+/** The import map every function deploys with, as config.toml names it (relative to supabase/). */
+export const IMPORT_MAP = "./functions/import_map.json";
+const importMapPath = join(root, "supabase", IMPORT_MAP);
+
+/** The function folders: every folder of supabase/functions/ with an index.ts, except _shared. */
+async function functionNames(): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(functionsDir)) {
+    if (!entry.isDirectory || entry.name.startsWith("_")) continue;
+    try {
+      await Deno.stat(join(functionsDir, entry.name, "index.ts"));
+      names.push(entry.name);
+    } catch {
+      // Not a function folder.
+    }
+  }
+  return names.sort();
+}
+
+/** The import map's entries, with relative targets made relative to the project root. */
+async function loadImportMap(): Promise<Map<string, string>> {
+  const map = JSON.parse(await Deno.readTextFile(importMapPath)) as {
+    imports?: Record<string, string>;
+  };
+  const entries = new Map<string, string>();
+  for (const [key, target] of Object.entries(map.imports ?? {})) {
+    const relativeTarget = target.startsWith("./") || target.startsWith("../");
+    entries.set(
+      key,
+      relativeTarget
+        ? relative(root, join(dirname(importMapPath), target)) + (target.endsWith("/") ? "/" : "")
+        : target,
+    );
+  }
+  return entries;
+}
+
+// Static imports and re-exports (`import x from "m"`, `import type {…} from "m"`, `import "m"`,
+// `export … from "m"`) and dynamic imports of a string literal.
+const IMPORT = /\b(?:import|export)\s+(?:\{[^{}]*\}|[^'"\n;]*?)\s*(?:from\s*)?["']([^"'\n]+)["']/g;
+const DYNAMIC_IMPORT = /\bimport\(\s*["']([^"'\n]+)["']\s*\)/g;
+
+/**
+ * The files a deploy uploads for one function, relative to the project root: the entrypoint and
+ * what its imports reach, following a specifier only when (after the import map) it has a file
+ * extension and is a relative path. Problems (a file outside the project, a missing file) are
+ * added to `problems`.
+ */
+async function uploadedFiles(
+  entrypoint: string,
+  map: Map<string, string>,
+  problems: string[],
+): Promise<Set<string>> {
+  const seen = new Set<string>();
+  const queue = [entrypoint];
+  while (queue.length > 0) {
+    const current = queue.pop()!;
+    if (seen.has(current)) continue;
+    seen.add(current);
+    let text: string;
+    try {
+      text = await Deno.readTextFile(join(root, current));
+    } catch {
+      problems.push(`${current}: imported but missing`);
+      continue;
+    }
+    for (const match of [...text.matchAll(IMPORT), ...text.matchAll(DYNAMIC_IMPORT)]) {
+      let specifier = match[1]!.trim();
+      let mapped = false;
+      for (const [key, target] of map) {
+        if (specifier.startsWith(key)) {
+          specifier = target + specifier.slice(key.length);
+          mapped = true;
+        }
+      }
+      if (!/\.[a-z]+$/i.test(specifier)) continue;
+      const isRelative = specifier.startsWith("./") || specifier.startsWith("../");
+      if (!isRelative && !mapped) continue;
+      if (/^[a-z]+:/i.test(specifier)) continue;
+      const file = normalize(mapped ? specifier : join(dirname(current), specifier));
+      if (file.startsWith(`..${SEPARATOR}`) || file === "..") {
+        problems.push(`${current}: imports ${match[1]}, which is outside the project`);
+        continue;
+      }
+      queue.push(file);
+    }
+  }
+  return seen;
+}
+
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) await copyTree(join(from, entry.name), join(to, entry.name));
+    else await Deno.copyFile(join(from, entry.name), join(to, entry.name));
+  }
+}
+
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+interface ModuleInfo {
+  specifier: string;
+  error?: string;
+  dependencies?: { code?: { error?: string }; type?: { error?: string } }[];
+}
+
+/** Checks one function in a folder holding only what its deploy uploads; returns the problems. */
+async function checkFunction(
+  name: string,
+  map: Map<string, string>,
+  stage: string,
+): Promise<string[]> {
+  const problems: string[] = [];
+  const entrypoint = join("supabase", "functions", name, "index.ts");
+  const files = await uploadedFiles(entrypoint, map, problems);
+  const folder = join(stage, name);
+  for (const file of [...files, relative(root, importMapPath)]) {
+    await Deno.mkdir(join(folder, dirname(file)), { recursive: true });
+    await Deno.copyFile(join(root, file), join(folder, file)).catch(() => {});
+  }
+  const info = await run([
+    "info",
+    "--json",
+    "--no-config",
+    "--import-map",
+    join(folder, relative(root, importMapPath)),
+    join(folder, entrypoint),
+  ]);
+  if (info.code !== 0) return [...problems, `deno info failed: ${info.stderr.trim()}`];
+  const graph = JSON.parse(info.stdout) as { modules: ModuleInfo[] };
+  for (const module of graph.modules) {
+    const errors = [
+      module.error,
+      ...(module.dependencies ?? []).flatMap((d) => [d.code?.error, d.type?.error]),
+    ];
+    problems.push(...errors.filter((e) => e !== undefined).map((e) => e.replaceAll(folder, "")));
+    if (module.error) continue;
+    if (module.specifier.startsWith("file:")) {
+      const path = fromFileUrl(module.specifier);
+      if (!path.startsWith(folder + SEPARATOR)) {
+        problems.push(`${module.specifier}: resolved outside the uploaded files`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** Entries of the functions' import map must name the same packages as the root deno.json. */
+async function sameVersionsAsRoot(map: Map<string, string>): Promise<string[]> {
+  const rootMap = (JSON.parse(await Deno.readTextFile(join(root, "deno.json"))) as {
+    imports: Record<string, string>;
+  }).imports;
+  const problems: string[] = [];
+  for (const [key, target] of map) {
+    if (key.endsWith("/")) continue;
+    if (rootMap[key] !== target) {
+      problems.push(`import map: ${key} is ${target} here but ${rootMap[key]} in deno.json`);
+    }
+  }
+  return problems;
+}
+
+/** Every function's config.toml section must name the import map. */
+async function configNamesTheMap(names: string[]): Promise<string[]> {
+  const config = await Deno.readTextFile(join(root, "supabase", "config.toml"));
+  const sections = new Map(
+    [...config.matchAll(/^\[functions\.([a-z0-9-]+)\]\n((?:[^[\n].*\n?)*)/gm)]
+      .map((m) => [m[1]!, m[2]!]),
+  );
+  return names.filter((name) =>
+    !sections.get(name)?.split("\n").includes(`import_map = "${IMPORT_MAP}"`)
+  ).map((name) => `supabase/config.toml: [functions.${name}] does not set import_map`);
+}
+
+if (import.meta.main) {
+  const names = await functionNames();
+  const map = await loadImportMap();
+  const problems = [...await sameVersionsAsRoot(map), ...await configNamesTheMap(names)];
+  const stage = await Deno.makeTempDir({ prefix: "deploy-check-" });
+  try {
+    let uploaded = 0;
+    for (const name of names) {
+      const found = await checkFunction(name, map, stage);
+      problems.push(...found.map((p) => `${name}: ${p}`));
+      uploaded++;
+    }
+    // Type-check every function with the map alone, in one folder holding every uploaded file (each
+    // function's own set was proven complete above).
+    const all = join(stage, "_all");
+    for (const name of names) await copyTree(join(stage, name), all);
+    const check = await run([
+      "check",
+      "--quiet",
+      "--no-config",
+      "--import-map",
+      join(all, relative(root, importMapPath)),
+      ...names.map((name) => join(all, "supabase", "functions", name, "index.ts")),
+    ]);
+    if (check.code !== 0) problems.push(`deno check failed:\n${check.stderr.trim()}`);
+    if (problems.length > 0) {
+      console.error(problems.join("\n"));
+      console.error(`\n${problems.length} problem(s)`);
+      Deno.exitCode = 1;
+    } else {
+      console.log(
+        `${uploaded} functions resolve and type-check with ${IMPORT_MAP} and their uploaded ` +
+          "files only",
+      );
+    }
+  } finally {
+    await Deno.remove(stage, { recursive: true });
+  }
+}
