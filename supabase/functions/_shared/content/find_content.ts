@@ -9,7 +9,7 @@ import type { ContentTable } from "./tables.ts";
  * the server holds in memory. A find whose rows fit the first batch answers without streaming.
  */
 export const FIRST_BATCH = 500;
-export const BATCH = 2_000;
+export const BATCH = 1_000;
 
 /** Filters every find body may carry; per-type extras are read through the table's `filters`. */
 export interface FindFilters {
