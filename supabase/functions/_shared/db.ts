@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { databaseUrl, env, REQUEST_LOGIN_ROLE, requestDatabase } from "./env.ts";
 import type { Claims } from "./auth/jwt.ts";
 import { isConnectionError } from "./db_errors.ts";
+import { Held, HELD_TRANSACTION_LIMIT_MS, type HeldTransaction } from "./held.ts";
 
 /** A transaction handle: every query a request makes runs through one. */
 export type Tx = postgres.Sql;
@@ -352,6 +353,7 @@ async function inTransaction<O extends postgres.Row[], T>(
   const { reserved, give } = await reserveConnection();
   const watch = new ConnectionWatch();
   const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
+  let handedOver = false;
   try {
     const begun = reserved.unsafe("begin", [], watch.options).execute();
     const switched = requestConnection.switchToLoginRole
@@ -375,20 +377,87 @@ async function inTransaction<O extends postgres.Row[], T>(
       if (!watch.lost) await Promise.race([reserved.unsafe("rollback"), deadline]).catch(() => {});
       throw watch.seen(refusal ?? ("error" in outcome ? outcome.error : undefined));
     }
+    if (outcome.value instanceof Held) {
+      const opened = await opening;
+      outcome.value.attach(holdOpen(reserved, watch, give, outcome.value));
+      handedOver = true;
+      return { value: outcome.value, opened };
+    }
     await Promise.race([reserved.unsafe("commit"), deadline]).catch((e) => {
       throw watch.seen(e);
     });
     return { value: outcome.value, opened: await opening };
   } finally {
-    watch.stopDeadline();
-    give();
-    // A connection that closed goes back to the pool as closed (postgres.js reconnects it);
-    // releasing it would hand it out as open.
-    if (!watch.lost) {
-      watch.detach();
-      reserved.release();
+    if (!handedOver) {
+      watch.stopDeadline();
+      give();
+      // A connection that closed goes back to the pool as closed (postgres.js reconnects it);
+      // releasing it would hand it out as open.
+      if (!watch.lost) {
+        watch.detach();
+        reserved.release();
+      }
     }
   }
+}
+
+// ---- Held transactions (`held.ts`): a handler's answer that reads on while it is sent.
+
+function holdOpen(
+  reserved: postgres.ReservedSql,
+  watch: ConnectionWatch,
+  give: () => void,
+  holder: Held,
+): HeldTransaction {
+  watch.stopDeadline();
+  let working: Promise<unknown> = Promise.resolve();
+  let ending: Promise<void> | null = null;
+  const end = (commit: boolean): Promise<void> =>
+    ending ??= (async () => {
+      clearTimeout(limit);
+      await working.catch(() => {});
+      const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
+      try {
+        if (!watch.lost || commit) {
+          await Promise.race([
+            guard(reserved, watch).unsafe(commit ? "commit" : "rollback"),
+            deadline,
+          ])
+            .catch((e) => {
+              if (commit) throw watch.seen(e);
+            });
+        }
+      } finally {
+        watch.stopDeadline();
+        give();
+        if (!watch.lost) {
+          watch.detach();
+          reserved.release();
+        }
+      }
+    })();
+  const limit = setTimeout(() => {
+    end(false).catch(() => {});
+    holder.expired();
+  }, HELD_TRANSACTION_LIMIT_MS);
+  return {
+    work<R>(query: (tx: Tx) => Promise<R>): Promise<R> {
+      if (ending) return Promise.reject(new Error("The held transaction has ended"));
+      const run = (async () => {
+        const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
+        try {
+          return await Promise.race([query(guard(reserved, watch)), deadline]);
+        } catch (e) {
+          throw watch.seen(e);
+        } finally {
+          watch.stopDeadline();
+        }
+      })();
+      working = run;
+      return run;
+    },
+    end,
+  };
 }
 
 /** The part of postgres.js's connection object the watch uses. */

@@ -11,6 +11,7 @@ import {
 import type postgres from "postgres";
 import { type Acting, readAs, type ReadStatement, type Tx, withApiKey, withRole } from "./db.ts";
 import { AfterCommit } from "./after_commit.ts";
+import { RowStream } from "./row_stream.ts";
 import { isPermissionRefusal, mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
 import {
@@ -64,10 +65,13 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
    */
   characterGrant?: (body: z.output<S>) => number | undefined;
   /**
-   * The handler; it may return `afterCommit(step)` to finish after its transaction commits.
-   * An endpoint declares either this or `read`.
+   * The handler; it may return `afterCommit(step)` to finish after its transaction commits, or a
+   * `RowStream` to send its rows while the transaction stays open. An endpoint declares this,
+   * `read`, or both (`read` for the bodies its `when` names, this for the rest).
    */
-  run?: (ctx: DbHandlerContext<z.output<S>>) => Promise<z.input<R> | AfterCommit<z.input<R>>>;
+  run?: (
+    ctx: DbHandlerContext<z.output<S>>,
+  ) => Promise<z.input<R> | AfterCommit<z.input<R>> | RowStream>;
   /**
    * For a handler that is one read statement: that statement and how its rows become the result.
    * With ONE_STATEMENT_READS=1 it is sent as one statement on the shared pool (`readAs`), with no
@@ -78,6 +82,8 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
 
 /** A handler that is one read statement (see `DbServerSide.read`). */
 export interface OneRead<S extends z.ZodType, R extends z.ZodType> {
+  /** The bodies this read serves; all of them when absent. */
+  when?: (body: z.output<S>) => boolean;
   statement: (body: z.output<S>) => ReadStatement;
   result: (rows: postgres.Row[], body: z.output<S>) => z.input<R>;
 }
@@ -182,11 +188,17 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       } else {
         data = await runInTransaction(spec, base, credential);
       }
-      const checked = spec.result.safeParse(data);
-      if (!checked.success) {
-        throw new Error(`Response does not match the result schema: ${checked.error.message}`);
+      if (data instanceof RowStream) {
+        const check = (batch: readonly unknown[]) => checkedList(spec.result, batch);
+        try {
+          response = data.response(check, headers, { fn: name, request_id: requestId });
+        } catch (e) {
+          await data.transaction.end(false).catch(() => {});
+          throw e;
+        }
+      } else {
+        response = jsonResponse(successBody(checkedResult(spec.result, data)), 200, headers);
       }
-      response = jsonResponse(successBody(checked.data), 200, headers);
     } catch (e) {
       response = answer(e, credential, headers, requestId, name);
     }
@@ -200,6 +212,21 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
     return response;
   };
   return handler;
+}
+
+function checkedResult(schema: z.ZodType, data: unknown): unknown {
+  const checked = schema.safeParse(data);
+  if (!checked.success) {
+    throw new Error(`Response does not match the result schema: ${checked.error.message}`);
+  }
+  return checked.data;
+}
+
+/** A batch of a streamed list, checked as the result schema checks a whole list. */
+function checkedList(schema: z.ZodType, batch: readonly unknown[]): unknown[] {
+  const checked = checkedResult(schema, batch);
+  if (!Array.isArray(checked)) throw new Error("A streamed answer's schema must take a list");
+  return checked;
 }
 
 function serviceSecretFor(spec: EndpointContract): string | undefined {
@@ -288,10 +315,13 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   base: Omit<HandlerContext<z.output<S>>, "caller">,
   credential: Credential,
 ): Promise<unknown> {
-  if (spec.read) return await runRead(spec, spec.read, base.body, credential);
-  const run = spec.run!;
+  if (spec.read && (spec.read.when?.(base.body) ?? true)) {
+    return await runRead(spec, spec.read, base.body, credential);
+  }
+  const run = spec.run;
+  if (!run) throw new Error("An endpoint without `run` must read every body it takes");
   const caller = callerOf(credential);
-  type Outcome = z.input<R> | AfterCommit<z.input<R>>;
+  type Outcome = z.input<R> | AfterCommit<z.input<R>> | RowStream;
   const handle = (tx: Tx): Promise<Outcome> => run({ ...base, caller, tx });
   let outcome: Outcome;
   let acting: Acting;

@@ -3,7 +3,8 @@ import { type ContentTypeName, contentTypes } from "@shared/content_types.ts";
 import type { ContractOf } from "@shared/contract.ts";
 import { endpoint, type EndpointHandler } from "../endpoint.ts";
 import { oneOrMany } from "../one_or_many.ts";
-import { findStatement } from "./find_content.ts";
+import type { RowStream } from "../row_stream.ts";
+import { findAllContent, findStatement } from "./find_content.ts";
 import { saveContent } from "./save_content.ts";
 import { type ContentTable, contentTables } from "./tables.ts";
 
@@ -16,10 +17,13 @@ type SavedRow = z.input<ContractOf<`create-${ContentTypeName}`>["result"]>;
 export function findContentEndpoint(type: ContentTypeName): EndpointHandler {
   const table: ContentTable = contentTables[type];
   return endpoint(`find-${type}`, {
+    // By id: one statement. Without: every matching row, streamed from the request's transaction.
     read: {
+      when: (body) => body.id !== undefined,
       statement: (body) => findStatement(table, body),
       result: (rows, body) => oneOrMany(body.id, rows) as FoundRows,
     },
+    run: async ({ body, tx }) => await findAllContent(tx, table, body) as FoundRows | RowStream,
   });
 }
 

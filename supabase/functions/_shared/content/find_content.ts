@@ -1,9 +1,15 @@
 import type { z } from "zod";
 import type { ReadStatement, Tx } from "../db.ts";
+import { RowStream } from "../row_stream.ts";
 import type { ContentTable } from "./tables.ts";
 
-/** The most rows one find call returns; documented in docs/content.md. */
-export const FIND_CAP = 5_000;
+/**
+ * Rows a streamed find reads before its answer starts, and per batch after that: a small first
+ * batch keeps the first byte early, larger ones keep round trips few; two batches at most are what
+ * the server holds in memory. A find whose rows fit the first batch answers without streaming.
+ */
+export const FIRST_BATCH = 500;
+export const BATCH = 1_000;
 
 /** Filters every find body may carry; per-type extras are read through the table's `filters`. */
 export interface FindFilters {
@@ -26,11 +32,44 @@ export function selectList(table: ContentTable): string {
 }
 
 /**
- * The one find statement behind every find-<type>: `id` (one or many), `name` exact in any case,
- * `content_sources` (omitted or empty: official published sources only, unless an id or a lifting
- * filter is given), the table's extra filters; row-level policies decide visibility. Ordered by
- * name then id, at most FIND_CAP rows. Its text is built from the table's definition and which
- * filters are present; every value is a parameter.
+ * The one find implementation behind every find-<type>: `id` (one or many), `name` exact in any
+ * case, `content_sources` (omitted or empty: official published sources only, unless an id or a
+ * lifting filter is given), the table's extra filters; row-level policies decide visibility.
+ * Ordered by name then id.
+ */
+export async function findContent<S extends z.ZodObject>(
+  tx: Tx,
+  table: ContentTable<S>,
+  body: FindFilters,
+): Promise<z.input<S>[]> {
+  const { text, params } = findStatement(table, body);
+  const rows = await tx.unsafe(text, params as never[], { prepare: true });
+  return rows as unknown as z.input<S>[];
+}
+
+/**
+ * Every row a find matches, however many: up to FIRST_BATCH as a plain list, more as a RowStream
+ * over a cursor of the request's transaction, read BATCH rows at a time while the answer is sent.
+ */
+export async function findAllContent<S extends z.ZodObject>(
+  tx: Tx,
+  table: ContentTable<S>,
+  body: FindFilters,
+): Promise<z.input<S>[] | RowStream> {
+  const { text, params } = findStatement(table, body);
+  // Sent together: the cursor is declared before the first fetch runs.
+  const declared = tx.unsafe(`declare find_rows no scroll cursor for ${text}`, params as never[]);
+  const first = tx.unsafe(`fetch forward ${FIRST_BATCH} from find_rows`);
+  await declared;
+  const rows = await first;
+  if (rows.length < FIRST_BATCH) return rows as unknown as z.input<S>[];
+  return new RowStream(rows, (more) => more.unsafe(`fetch forward ${BATCH} from find_rows`), BATCH);
+}
+
+/**
+ * The find statement: its text is built from the table's definition and which filters are
+ * present; every value is a parameter. Run as one statement for a find by id (`read`), in a
+ * transaction otherwise.
  */
 export function findStatement(table: ContentTable, body: FindFilters): ReadStatement {
   const params: unknown[] = [];
@@ -76,18 +115,6 @@ export function findStatement(table: ContentTable, body: FindFilters): ReadState
 
   const query = `select ${selectList(table)} from public.${ident(table.table)} t
     ${where.length > 0 ? `where ${where.join(" and ")}` : ""}
-    order by t.name, t.id
-    limit ${FIND_CAP}`;
+    order by t.name, t.id`;
   return { text: query, params };
-}
-
-/** The find statement run in a transaction (for handlers that do more than this one read). */
-export async function findContent<S extends z.ZodObject>(
-  tx: Tx,
-  table: ContentTable<S>,
-  body: FindFilters,
-): Promise<z.input<S>[]> {
-  const { text, params } = findStatement(table, body);
-  const rows = await tx.unsafe(text, params as never[], { prepare: true });
-  return rows as unknown as z.input<S>[];
 }

@@ -1,0 +1,107 @@
+import type { Tx } from "./db.ts";
+import { Held } from "./held.ts";
+import { corsHeaders } from "./cors.ts";
+import { log } from "./log.ts";
+
+/**
+ * A list answer read from the database batch by batch while it is sent: the handler returns it with
+ * its first batch read, its transaction stays open (`Held`) until the last batch is sent, and the
+ * pipeline writes the usual JSend success envelope around the rows as they arrive. The server holds
+ * two batches at most, whatever the number of rows.
+ */
+export class RowStream extends Held {
+  #expired: (() => void) | null = null;
+
+  constructor(
+    /** The rows read before the handler returned. */
+    readonly first: readonly unknown[],
+    /** Reads the next batch in the same transaction. */
+    readonly next: (tx: Tx) => Promise<readonly unknown[]>,
+    /** The rows `next` reads at most: a shorter batch is the last. */
+    readonly batchSize: number,
+  ) {
+    super();
+  }
+
+  expired(): void {
+    this.#expired?.();
+  }
+
+  /**
+   * The success response: `{"status":"success","data":[` and each batch as `check` returns it
+   * (the result schema applied to the batch, as it is to a whole list), then `]}` once the
+   * transaction has committed. The first batch is checked and encoded here, so a failure of it
+   * throws before any byte is sent. Whatever goes wrong after the first byte (the database, the
+   * client leaving, HELD_TRANSACTION_LIMIT_MS) ends the transaction and aborts the body, so a
+   * client never receives a complete envelope holding part of the list.
+   */
+  response(
+    check: (batch: readonly unknown[]) => unknown[],
+    headers: Record<string, string>,
+    context: { fn: string; request_id: string },
+  ): Response {
+    const started = performance.now();
+    const held = this.transaction;
+    const encoder = new TextEncoder();
+    let rows = 0;
+    let finished = false;
+    const finish = (outcome: string, error?: unknown) => {
+      if (finished) return;
+      finished = true;
+      const fields = { ...context, rows, ms: Math.round(performance.now() - started), outcome };
+      if (error === undefined) log.info("stream", fields);
+      else log.error("stream", { ...fields, reason: String(error).slice(0, 500) });
+    };
+    const encodeBatch = (batch: readonly unknown[]): string => {
+      const text = JSON.stringify(check(batch)).slice(1, -1);
+      const prefix = rows > 0 && text.length > 0 ? "," : "";
+      rows += batch.length;
+      return prefix + text;
+    };
+    let chunk: string | null = '{"status":"success","data":[' + encodeBatch(this.first);
+    // The next batch is asked for before this one is sent, so the database reads while the server
+    // checks and encodes: two batches at most are held at a time.
+    let ahead: Promise<readonly unknown[]> | null = held.work(this.next);
+    ahead.catch(() => {}); // reported when awaited
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#expired = () => {
+          finish("expired");
+          controller.error(new Error("The answer was not read within its time limit"));
+        };
+      },
+      pull: async (controller) => {
+        try {
+          if (chunk === null) {
+            const batch: readonly unknown[] = ahead ? await ahead : [];
+            ahead = batch.length < this.batchSize ? null : held.work(this.next);
+            ahead?.catch(() => {});
+            chunk = encodeBatch(batch);
+          }
+          if (ahead === null) {
+            await held.end(true);
+            chunk += "]}";
+          }
+          controller.enqueue(encoder.encode(chunk));
+          chunk = null;
+          if (ahead === null) {
+            controller.close();
+            finish("complete");
+          }
+        } catch (error) {
+          await held.end(false).catch(() => {});
+          finish("failed", error);
+          controller.error(error);
+        }
+      },
+      cancel: async () => {
+        finish("client left");
+        await held.end(false).catch(() => {});
+      },
+    });
+    return new Response(body, {
+      status: 200,
+      headers: { ...corsHeaders, ...headers, "Content-Type": "application/json; charset=utf-8" },
+    });
+  }
+}
