@@ -137,8 +137,13 @@ export function endpoint<N extends EndpointName>(
 ): EndpointHandler {
   // ServerSide pairs a plain server side with the entries that say `database: false` only.
   const spec = { ...contract[name], ...server } as EndpointSpec<z.ZodType, z.ZodType>;
-  if (spec.database !== false && (spec.run === undefined) === (spec.read === undefined)) {
-    throw new Error(`${name} declares neither or both of run and read`);
+  if (spec.database !== false) {
+    if (spec.run === undefined && spec.read === undefined) {
+      throw new Error(`${name} declares neither run nor read`);
+    }
+    if (spec.run === undefined && spec.read?.when) {
+      throw new Error(`${name}: a read for some bodies only needs a run for the others`);
+    }
   }
   if (spec.database !== false && spec.read && spec.characterGrant) {
     throw new Error(`${name}: a one-statement read cannot target a character grant`);
