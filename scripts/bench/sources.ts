@@ -19,7 +19,7 @@ export async function addSources(sql: postgres.Sql, count: number): Promise<void
       n <= ${published + locked},
       n > ${published} and n <= ${published + locked},
       case when n > ${published} and n <= ${published + locked}
-        then jsonb_build_object('access_key', 'key ' || n) end
+        then jsonb_build_object('access_key', 'access key ' || n) end
     from generate_series(1, ${count}::int) n`;
   await sql`analyze public.content_source`;
 }
