@@ -5,7 +5,9 @@
 -- read policy built the whole readable set (private.readable_source_ids()) once per statement, so
 -- finding one spell cost as much as there were sources: with 50,000 homebrew sources a find by id
 -- was five times slower. Now a read looks up its row's one source by primary key and decides
--- there, whatever the number of sources, and the set-returning helper is gone.
+-- there, whatever the number of sources, and the set-returning helper is gone. The write rule
+-- (the caller's own sources; official ones for admins) moves the same way, off
+-- private.writable_source_ids().
 
 -- Section: helpers
 -- Whether the caller entered the access key of a source. Security definer: the unlock table is
@@ -39,6 +41,12 @@ language sql stable as $$
     or (p_is_published and (not p_require_key or private.has_unlocked_source(p_source_id)))
 $$;
 
+-- The write rule on one source's owner, for a caller passed as above; inlined the same way.
+create function private.source_is_writable(p_owner uuid, p_caller uuid) returns boolean
+language sql stable as $$
+  select p_owner = p_caller or (p_owner is null and private.is_admin())
+$$;
+
 -- Whether the caller may read one source: one primary-key lookup.
 create or replace function private.can_read_source(p_source_id bigint) returns boolean
 language sql stable set search_path = '' as $$
@@ -48,6 +56,26 @@ language sql stable set search_path = '' as $$
       and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
         (select auth.uid()))
   )
+$$;
+
+-- Whether the caller may write one source: one primary-key lookup.
+create or replace function private.can_write_source(p_source_id bigint) returns boolean
+language sql stable set search_path = '' as $$
+  select exists (
+    select 1 from public.content_source s
+    where s.id = p_source_id and private.source_is_writable(s.user_id, (select auth.uid()))
+  )
+$$;
+
+-- The access keys of the sources the caller may write: the only way `keys` is read. The owner's
+-- rows come from the owner index; an admin's official rows from the same index (null owner).
+create or replace function private.my_source_keys() returns table (content_source_id bigint, keys jsonb)
+language sql stable security definer set search_path = '' as $$
+  select s.id, s.keys from public.content_source s
+  where s.user_id = (select auth.uid())
+  union all
+  select s.id, s.keys from public.content_source s
+  where s.user_id is null and (select private.is_admin())
 $$;
 
 -- Section: policies
@@ -70,6 +98,38 @@ begin
            where s.id = %1$I.content_source_id
              and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
                (select auth.uid()))))', t);
+  end loop;
+end
+$$;
+
+alter policy "Owners can edit their sources, admins official ones" on public.content_source
+  using (private.source_is_writable(user_id, (select auth.uid())))
+  with check (private.source_is_writable(user_id, (select auth.uid())));
+
+alter policy "Owners can delete their sources, admins official ones" on public.content_source
+  using (private.source_is_writable(user_id, (select auth.uid())));
+
+-- Every content table's writes, checked on the row's own source likewise. The lookup of that
+-- source runs under content_source's read policy too, which every writable source passes.
+do $$
+declare
+  t text;
+  writable text;
+begin
+  for t in select c.name from private.content_table c order by c.name
+  loop
+    writable := format(
+      'exists (select 1 from public.content_source s where s.id = %I.content_source_id
+         and private.source_is_writable(s.user_id, (select auth.uid())))', t);
+    execute format(
+      'alter policy "Content can be added to writable sources" on public.%I with check (%s)',
+      t, writable);
+    execute format(
+      'alter policy "Content of writable sources can be edited" on public.%I
+         using (%s) with check (%s)', t, writable, writable);
+    execute format(
+      'alter policy "Content of writable sources can be deleted" on public.%I using (%s)',
+      t, writable);
   end loop;
 end
 $$;
@@ -233,8 +293,9 @@ language sql stable security definer set search_path = '' as $$
 $$;
 
 -- Section: cleanup
--- Nothing calls it any more; dropping it keeps it from coming back into a policy.
+-- Nothing calls them any more; dropping them keeps them from coming back into a policy.
 drop function private.readable_source_ids();
+drop function private.writable_source_ids();
 
 -- Section: grants
 -- Every role whose statements the read policies check runs the rule (the planner inlines a
@@ -242,3 +303,5 @@ drop function private.readable_source_ids();
 grant execute on function private.source_is_readable(bigint, uuid, boolean, boolean, uuid)
   to anon, authenticated, service_role;
 grant execute on function private.has_unlocked_source(bigint) to anon, authenticated, service_role;
+grant execute on function private.source_is_writable(uuid, uuid)
+  to anon, authenticated, service_role;
