@@ -11,9 +11,12 @@
 
 -- Section: helpers
 -- Whether the caller entered the access key of a source. Security definer: the unlock table is
--- read by these helpers only. One primary-key lookup.
+-- read by these helpers only. One primary-key lookup. Cost 1 (as private.is_admin() below): the
+-- rule calls each only for the rare rows whose answer depends on it, but the planner charges a
+-- function's cost on every row, and the default (100) made a policy-filtered scan of a few
+-- thousand rows look expensive enough to be JIT-compiled, which costs more than the scan.
 create function private.has_unlocked_source(p_source_id bigint) returns boolean
-language plpgsql stable security definer set search_path = '' as $$
+language plpgsql stable security definer set search_path = '' cost 1 as $$
 begin
   return exists (
     select 1 from private.content_source_unlock u
@@ -21,6 +24,8 @@ begin
   );
 end
 $$;
+
+alter function private.is_admin() cost 1;
 
 -- The read rule on one source's columns, for a caller (pass `(select auth.uid())`, which the
 -- planner evaluates once per statement rather than once per row). Plain SQL with invoker rights
