@@ -7,7 +7,9 @@
  * the same SELECT issued directly through postgres.js. Prints requests/s, latency percentiles,
  * errors, the server's memory, and the ratios. `--smoke` is a short run for CI; `--soak` adds a
  * 2-minute run that watches the server's resident memory; `--workers 1,2` compares server worker
- * counts instead (`workers.ts`).
+ * counts instead (`workers.ts`). `--sources N` measures find by id and simple search without and
+ * then with N more content sources (another user's), and what they kept (`--smoke --sources 2000`
+ * is its CI variant).
  *
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
  * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379;
@@ -22,6 +24,7 @@ import { selectList } from "../../supabase/functions/_shared/content/find_conten
 import { contentTables } from "../../supabase/functions/_shared/content/tables.ts";
 import { type LoadResult, runLoad, type Shot } from "./run_load.ts";
 import { TokenPool } from "./token_pool.ts";
+import { compareWithSources } from "./sources.ts";
 import { cpuSeconds, processesMatching, profileDuring, summarize } from "./cpu_profile.ts";
 import { freePort } from "../support/free_port.ts";
 import { haveWrk, wrkLoad } from "./wrk.ts";
@@ -33,17 +36,18 @@ const { values: args } = parseArgs({
     soak: { type: "boolean", default: false },
     seconds: { type: "string" },
     "soak-seconds": { type: "string", default: "120" },
-    concurrency: { type: "string", default: "1,16,64" },
+    concurrency: { type: "string" },
     profile: { type: "boolean", default: false },
     only: { type: "string" },
     "bare-concurrency": { type: "string", default: "64" },
     workers: { type: "string" },
+    sources: { type: "string" },
   },
 });
 const seconds = Number(args.seconds ?? (args.smoke ? 1.5 : 10));
 /** Unmeasured seconds before each run, so connections and caches are warm. */
 const warmup = args.smoke ? 0.5 : 1;
-const levels = args.concurrency.split(",").map(Number);
+const levels = (args.concurrency ?? (args.sources ? "1,16" : "1,16,64")).split(",").map(Number);
 const soakSeconds = Number(args["soak-seconds"]);
 /** Connections in the server's pool and in the raw client's: the same for a fair comparison. */
 const POOL_SIZE = 10;
@@ -179,7 +183,21 @@ try {
     scenarios.splice(0, scenarios.length, ...kept);
   }
 
-  if (args.profile) {
+  if (args.sources) {
+    const outcome = await compareWithSources({
+      sql,
+      count: Number(args.sources),
+      levels,
+      seconds,
+      warmup,
+      scenarios: scenarios.filter(([label]) =>
+        label.startsWith("find-spell by id") || label.startsWith("search-data")
+      ),
+      line,
+    });
+    // The smoke run fails only on errors; timing targets depend on the machine's load.
+    if (args.smoke ? outcome.errors > 0 : !outcome.met) Deno.exitCode = 1;
+  } else if (args.profile) {
     // Where the time goes: CPU per request by process for each scenario, then a V8 profile of the
     // server on the headline scenario, instead of the full table.
     const databaseName = new URL(database.url).pathname.slice(1);
