@@ -28,10 +28,13 @@ import postgres from "postgres";
 export const LAST_OLD_CHAIN_COMMIT = "abe39ede0918f83ff39059c5626324fb27065fcb";
 
 /**
- * The last commit before the files written after the baselines (20261123152200 to
- * 20261123155500) were folded into them: its chain must build exactly what the baselines build.
+ * The last commit before the latest fold of later files into the baselines (20261123190100 to
+ * 20261123190600): its chain must build exactly what the baselines build.
  */
-export const LAST_UNFOLDED_COMMIT = "e8c092d02e02e872614eeafc8dd1e8ecef491201";
+export const LAST_UNFOLDED_COMMIT = "15312f31cdf736e7caac7acbe79117956303f580";
+
+/** The commit before the first fold (20261123152200 to 20261123155500). */
+const FIRST_UNFOLDED_COMMIT = "e8c092d02e02e872614eeafc8dd1e8ecef491201";
 
 const root = new URL("../", import.meta.url);
 

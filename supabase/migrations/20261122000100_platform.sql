@@ -1,6 +1,6 @@
 -- Platform: what every other baseline builds on. The default privileges (no function is callable
 -- until granted), the `private` schema for helpers and tables the API never exposes, the trigram
--- extension, and the helpers that say who is calling.
+-- extension, the role requests connect as, and the helpers that say who is calling.
 --
 -- The baselines (this file, then accounts, content, play, moderation, search) each follow one
 -- section order: setup, tables, indexes, helpers, policies, triggers, grants. Until the first
@@ -33,6 +33,28 @@ create schema if not exists private;
 -- Supabase keeps extensions in their own schema; plain Postgres and PGlite follow the same layout
 -- (the local bootstrap creates the schema). Callers use the operators schema-qualified.
 create extension if not exists pg_trgm with schema extensions;
+
+-- The role requests connect as. As PostgREST's `authenticator`: a login role that is only a member
+-- of the request roles, does not inherit their privileges (NOINHERIT), owns nothing and holds no
+-- table privilege, so a request that has not switched to its role can read nothing; it may only
+-- call the request openers (accounts baseline), each of which switches role as its last step.
+-- Roles belong to the cluster, not the database: several databases (and concurrent migrations)
+-- share it, so an existing one is kept. It is created without a password: on a hosted project the
+-- operator sets one (`alter role api_authenticator with password '...'`) and gives it to the
+-- functions as API_AUTHENTICATOR_PASSWORD; a local Postgres that trusts local connections needs
+-- none.
+do $$
+begin
+  if not exists (select from pg_roles where rolname = 'api_authenticator') then
+    create role api_authenticator login noinherit nosuperuser nocreatedb nocreaterole
+      nobypassrls noreplication;
+  end if;
+exception when duplicate_object or unique_violation then
+  null; -- a concurrent migration created it first
+end
+$$;
+
+grant anon, authenticated, service_role to api_authenticator;
 
 -- Section: helpers
 -- Whether the request runs under an API key (its claims carry the client) rather than a session.
@@ -73,7 +95,7 @@ end
 $$;
 
 -- Section: grants
-grant usage on schema private to anon, authenticated, service_role;
+grant usage on schema private to anon, authenticated, service_role, api_authenticator;
 grant execute on function private.is_api_client_request() to anon, authenticated, service_role;
 grant execute on function private.request_client_id() to authenticated, service_role;
 grant execute on function private.random_base36(integer) to authenticated, service_role;

@@ -105,9 +105,11 @@ create index public_user_subscribed_sources_idx on public.public_user
 -- Reads the caller's own profile flags without going through public_user's policies. PL/pgSQL,
 -- as the source rules of the content baseline: a security definer SQL function is never inlined
 -- and, before PostgreSQL 18, its body is planned again in every statement that calls it, while
--- PL/pgSQL keeps each statement's plan for the session.
+-- PL/pgSQL keeps each statement's plan for the session. Cost 1: the planner charges a function's
+-- cost on every row a policy filters, and the default (100) made a policy-filtered scan of a few
+-- thousand rows look expensive enough to be JIT-compiled, which costs more than the scan.
 create function private.is_admin() returns boolean
-language plpgsql stable security definer set search_path = '' as $$
+language plpgsql stable security definer set search_path = '' cost 1 as $$
 begin
   return coalesce(
     (select u.is_admin from public.public_user u where u.user_id = (select auth.uid())),
@@ -275,8 +277,9 @@ language sql stable security definer set search_path = '' as $$
 $$;
 
 -- Another user's profile, public columns only. Security definer because profiles are readable
--- only by their owner; this returns the columns anyone signed in may see and nothing else.
--- Deactivated accounts are not shown.
+-- only by their owner; this returns the columns anyone may see and nothing else. Signed-out
+-- visitors call it too: any account could read the same the moment it signs up. Deactivated
+-- accounts are not shown.
 create function private.public_profile(p_user_id uuid, p_profile_id bigint)
 returns table (
   id bigint, user_id uuid, created_at timestamptz, display_name text, image_url text,
@@ -322,48 +325,31 @@ $$;
 -- statement can travel with BEGIN and the handler's first query in a single round trip:
 -- `begin_request` for a caller known from a verified token (or no caller), and
 -- `begin_api_key_request` for an API key, which resolves the key (and a character grant, a table
--- of the play baseline) itself. Both set the role and `request.jwt.claims` transaction-locally,
--- as PostgREST does.
+-- of the play baseline). Both set the role and `request.jwt.claims` transaction-locally, as
+-- PostgREST does.
 --
--- They run as the connecting role and switch to the request's role as their last step: they are
--- not security definer (Postgres refuses a role change there), and like every function here they
--- are not executable by public, so no request role can call them. They carry no search_path
--- setting (every name is schema-qualified): a function call with its own settings costs each
--- request a configuration save and restore.
+-- They run as the connecting role, api_authenticator (platform baseline), and switch to the
+-- request's role as their last step: they are not security definer (Postgres refuses a role
+-- change there). The connecting role reads no table itself, so each reads the credential tables
+-- through one security definer lookup below that only api_authenticator may call. No request role
+-- may call any of these. Every one of them has its search_path pinned.
 -- Refusals use PostgREST-style SQLSTATEs: PT401 and PT403 become HTTP 401 and 403 fails. A token
 -- may outlive its account, and a deactivated account is refused like a missing one.
-create function private.begin_request(p_role text, p_claims text) returns void
-language plpgsql volatile as $$
-declare
-  account_deactivated boolean;
+
+-- Whether a user's account is deactivated; null when there is no such account.
+create function private.account_deactivated(p_user_id uuid) returns boolean
+language plpgsql stable security definer set search_path = '' as $$
 begin
-  if p_role is null or p_role not in ('anon', 'authenticated', 'service_role') then
-    raise exception 'Unknown request role: %', p_role;
-  end if;
-  if p_role = 'authenticated' then
-    select u.deactivated into account_deactivated
-    from public.public_user u where u.user_id = (p_claims::json ->> 'sub')::uuid;
-    if account_deactivated is null then
-      raise exception 'User not found: the account behind this token no longer exists'
-        using errcode = 'PT401';
-    end if;
-    if account_deactivated then
-      raise exception 'Account deactivated: this account can no longer use the API'
-        using errcode = 'PT403';
-    end if;
-  end if;
-  perform set_config('request.jwt.claims', coalesce(p_claims, '{}'), true),
-    set_config('role', p_role, true);
+  return (select u.deactivated from public.public_user u where u.user_id = p_user_id);
 end
 $$;
 
--- Returns the claims the request runs under: a 60-second user token's claims for the key's user,
--- or for the owner of the character when `p_character_id` is given and the key's client holds a
--- grant on it. Stamps the client's `last_used_at`, at most once a minute. The key's account must
--- not be deactivated.
-create function private.begin_api_key_request(p_key_hash text, p_character_id bigint)
-returns text
-language plpgsql volatile as $$
+-- Resolves an API key (and a character grant when p_character_id is given) to the claims its
+-- request runs under: a 60-second user token's claims for the key's user, or for the owner of the
+-- character when the key's client holds a grant on it. Stamps the client's `last_used_at`, at
+-- most once a minute. Refuses with PT401 (unknown key) or PT403 (deactivated, no grant).
+create function private.resolve_api_key(p_key_hash text, p_character_id bigint) returns text
+language plpgsql volatile security definer set search_path = '' as $$
 declare
   key_user uuid;
   key_client bigint;
@@ -371,7 +357,6 @@ declare
   account_deactivated boolean;
   acting_user uuid;
   issued bigint := floor(extract(epoch from now()));
-  claims text;
 begin
   select k.user_id, k.client_id, c.last_used_at, u.deactivated
     into key_user, key_client, last_used, account_deactivated
@@ -404,12 +389,83 @@ begin
       raise exception 'You do not have access to this character' using errcode = 'PT403';
     end if;
   end if;
-  claims := json_build_object(
+  return json_build_object(
     'sub', acting_user, 'role', 'authenticated', 'aud', 'authenticated',
     'iat', issued, 'exp', issued + 60, 'api_client_id', key_client
   )::text;
+end
+$$;
+
+-- Opens a request for a caller known from a verified token (or no caller).
+create function private.begin_request(p_role text, p_claims text) returns void
+language plpgsql volatile set search_path = '' as $$
+declare
+  deactivated boolean;
+begin
+  if p_role is null or p_role not in ('anon', 'authenticated', 'service_role') then
+    raise exception 'Unknown request role: %', p_role;
+  end if;
+  if p_role = 'authenticated' then
+    deactivated := private.account_deactivated((p_claims::json ->> 'sub')::uuid);
+    if deactivated is null then
+      raise exception 'User not found: the account behind this token no longer exists'
+        using errcode = 'PT401';
+    end if;
+    if deactivated then
+      raise exception 'Account deactivated: this account can no longer use the API'
+        using errcode = 'PT403';
+    end if;
+  end if;
+  perform set_config('request.jwt.claims', coalesce(p_claims, '{}'), true),
+    set_config('role', p_role, true);
+end
+$$;
+
+-- Opens a request for an API key; returns the claims it runs under.
+create function private.begin_api_key_request(p_key_hash text, p_character_id bigint)
+returns text
+language plpgsql volatile set search_path = '' as $$
+declare
+  claims constant text := private.resolve_api_key(p_key_hash, p_character_id);
+begin
   perform set_config('request.jwt.claims', claims, true), set_config('role', 'authenticated', true);
   return claims;
+end
+$$;
+
+-- A request whose handler is one read statement runs as ONE statement on the shared connection
+-- pool, instead of BEGIN, an opener, the read and COMMIT on a connection reserved for it: Postgres
+-- runs the call as one implicit transaction, so the role and claims the opener sets
+-- transaction-locally end with it.
+--
+-- `read_as` opens the request exactly as the transaction path does (`begin_api_key_request` for a
+-- key hash, else `begin_request` with the role and claims: same checks, same PT401/PT403
+-- refusals), makes the rest of the transaction read-only, then runs `p_statement`. The statement
+-- is planned only then, after the role switch, so privileges and row-level policies apply as the
+-- caller. Its text comes from server code constants only; what a caller sent reaches it as the
+-- parameters `$1..$10` (text, each cast by the statement: `$1::bigint[]`), never as SQL.
+--
+-- Like the openers it is not security definer (Postgres refuses a role change there) and carries
+-- no settings of its own. The caller gives the result's column definition list.
+create function private.read_as(
+  p_role text,
+  p_claims text,
+  p_key_hash text,
+  p_statement text,
+  p_args text[]
+) returns setof record
+language plpgsql volatile as $$
+begin
+  if p_key_hash is not null then
+    perform private.begin_api_key_request(p_key_hash, null);
+  else
+    perform private.begin_request(p_role, p_claims);
+  end if;
+  -- The opener may stamp an API client's last use; nothing after it may write.
+  perform set_config('transaction_read_only', 'on', true);
+  return query execute p_statement
+    using p_args[1], p_args[2], p_args[3], p_args[4], p_args[5],
+      p_args[6], p_args[7], p_args[8], p_args[9], p_args[10];
 end
 $$;
 
@@ -518,8 +574,8 @@ grant select, delete on public.api_client to authenticated;
 grant select on public.uploaded_file to authenticated;
 grant insert (bucket, path, content_type, byte_size) on public.uploaded_file to authenticated;
 
--- Functions. The request openers (begin_request, begin_api_key_request) are granted to nobody.
--- anon: the content read policies call it for signed-out visitors too.
+-- Functions. anon: the content read policies call is_admin for signed-out visitors too, and a
+-- visitor reads public profiles (a proposal's author, a shared character's owner).
 grant execute on function private.is_admin() to anon, authenticated, service_role;
 grant execute on function private.effective_tier(uuid) to service_role;
 grant execute on function private.supporter_tier() to authenticated, service_role;
@@ -529,5 +585,15 @@ grant execute on function private.create_api_client(text, text, text) to authent
 grant execute on function private.join_gm_group(uuid, text) to authenticated;
 grant execute on function private.regenerate_gm_code() to authenticated;
 grant execute on function private.gm_group_members() to authenticated;
-grant execute on function private.public_profile(uuid, bigint) to authenticated;
+grant execute on function private.public_profile(uuid, bigint) to anon, authenticated;
 grant execute on function private.delete_own_account() to authenticated;
+
+-- Only the connecting role opens requests; no request role may call any of these. The one-statement
+-- read opens its request the same way, so it is the connecting role's alone: not even the role
+-- that runs these migrations (the owner, whose pool serves local tools and tests) keeps it.
+grant execute on function private.account_deactivated(uuid) to api_authenticator;
+grant execute on function private.resolve_api_key(text, bigint) to api_authenticator;
+grant execute on function private.begin_request(text, text) to api_authenticator;
+grant execute on function private.begin_api_key_request(text, bigint) to api_authenticator;
+revoke execute on function private.read_as(text, text, text, text, text[]) from current_user;
+grant execute on function private.read_as(text, text, text, text, text[]) to api_authenticator;

@@ -1,7 +1,8 @@
 -- Reference content: content sources (books), the thirteen content types stored in them, and the
 -- rules of who may read and write them. "Who may read a spell?" is answered in the helpers
--- section: private.readable_source_ids() (read) and private.writable_source_ids() (write); every
--- content table's policies (policies section) call exactly these two.
+-- section: private.source_is_readable() (read) and private.source_is_writable() (write), each
+-- decided on one source's row; every content table's policies (policies section) call exactly
+-- these two on the row's own source.
 --
 -- The thirteen content tables are listed once, in private.content_table; every loop here and in
 -- the search baseline reads that list.
@@ -382,6 +383,24 @@ create index creature_name_idx on public.creature (lower(name));
 create index hazard_source_idx on public.hazard (content_source_id);
 create index hazard_name_idx on public.hazard (lower(name));
 
+-- Finds list rows ordered by name, then id, and a find without id reads them through a cursor
+-- while its answer is sent. With an index in that order, the cursor's plan returns its first rows
+-- without sorting the whole result first: the first byte does not wait for every row.
+create index ability_block_name_id_idx on public.ability_block (name, id);
+create index ancestry_name_id_idx on public.ancestry (name, id);
+create index archetype_name_id_idx on public.archetype (name, id);
+create index background_name_id_idx on public.background (name, id);
+create index class_name_id_idx on public.class (name, id);
+create index class_archetype_name_id_idx on public.class_archetype (name, id);
+create index content_source_name_id_idx on public.content_source (name, id);
+create index creature_name_id_idx on public.creature (name, id);
+create index hazard_name_id_idx on public.hazard (name, id);
+create index item_name_id_idx on public.item (name, id);
+create index language_name_id_idx on public.language (name, id);
+create index spell_name_id_idx on public.spell (name, id);
+create index trait_name_id_idx on public.trait (name, id);
+create index versatile_heritage_name_id_idx on public.versatile_heritage (name, id);
+
 create index content_source_unlock_source_idx on private.content_source_unlock (content_source_id);
 create index content_source_unlock_failure_idx
   on private.content_source_unlock_failure (user_id, content_source_id, failed_at);
@@ -389,56 +408,81 @@ create index content_source_unlock_failure_idx
 -- Section: helpers
 -- The read rule, in one place: published official sources; the caller's own sources, published or
 -- not; another user's published source unless it needs an access key the caller has not entered.
--- Admins also see unpublished official sources (they maintain them). Security definer so the
--- policies of content_source and the unlock table do not recurse. Set-returning, so a policy
--- evaluates it once per statement rather than once per row. PL/pgSQL rather than SQL: a security
--- definer SQL function is never inlined and, before PostgreSQL 18, its body is planned again in
--- every statement that calls it; PL/pgSQL keeps the plan for the session.
-create function private.readable_source_ids() returns setof bigint
-language plpgsql stable security definer set search_path = '' as $$
+-- Admins also see unpublished official sources (they maintain them). It is decided on the one
+-- source a row belongs to, looked up by primary key, never on the set of every source the caller
+-- may read: building that set once per statement made finding one spell cost as much as there
+-- were sources (with 50,000 homebrew sources a find by id was five times slower).
+
+-- Whether the caller entered the access key of a source. Security definer: the unlock table is
+-- read by these helpers only. One primary-key lookup. Cost 1 (as private.is_admin()): the rule
+-- calls it only for the rare rows whose answer depends on it, but the planner charges a function's
+-- cost on every row, and the default (100) made a policy-filtered scan of a few thousand rows look
+-- expensive enough to be JIT-compiled, which costs more than the scan.
+create function private.has_unlocked_source(p_source_id bigint) returns boolean
+language plpgsql stable security definer set search_path = '' cost 1 as $$
 begin
-  return query
-  select s.id from public.content_source s
-  where (s.user_id is null and (s.is_published or (select private.is_admin())))
-    or s.user_id = (select auth.uid())
-    or (
-      s.is_published and (
-        not s.require_key
-        or exists (
-          select 1 from private.content_source_unlock u
-          where u.content_source_id = s.id and u.user_id = (select auth.uid())
-        )
-      )
-    );
+  return exists (
+    select 1 from private.content_source_unlock u
+    where u.user_id = (select auth.uid()) and u.content_source_id = p_source_id
+  );
 end
 $$;
 
--- The write rule: the caller's own sources; official sources only for admins.
-create function private.writable_source_ids() returns setof bigint
-language plpgsql stable security definer set search_path = '' as $$
-begin
-  return query
-  select s.id from public.content_source s
-  where s.user_id = (select auth.uid())
-    or (s.user_id is null and (select private.is_admin()));
-end
+-- The read rule on one source's columns, for a caller (pass `(select auth.uid())`, which the
+-- planner evaluates once per statement rather than once per row). Plain SQL with invoker rights
+-- and no `set search_path` (every name is qualified) so the planner inlines it: a policy or
+-- query that calls it is planned as if it held the expression itself, and the two helpers are
+-- called only for the rows whose answer depends on them (unpublished official, key-locked).
+-- It reads no table: a caller passing another user's id learns nothing the columns did not say.
+create function private.source_is_readable(
+  p_source_id bigint,
+  p_owner uuid,
+  p_is_published boolean,
+  p_require_key boolean,
+  p_caller uuid
+) returns boolean
+language sql stable as $$
+  select (p_owner is null and (p_is_published or private.is_admin()))
+    or p_owner = p_caller
+    or (p_is_published and (not p_require_key or private.has_unlocked_source(p_source_id)))
 $$;
 
+-- The write rule: the caller's own sources; official sources only for admins. On one source's
+-- owner, for a caller passed as above; inlined the same way.
+create function private.source_is_writable(p_owner uuid, p_caller uuid) returns boolean
+language sql stable as $$
+  select p_owner = p_caller or (p_owner is null and private.is_admin())
+$$;
+
+-- Whether the caller may read one source: one primary-key lookup.
 create function private.can_read_source(p_source_id bigint) returns boolean
 language sql stable set search_path = '' as $$
-  select p_source_id in (select private.readable_source_ids())
+  select exists (
+    select 1 from public.content_source s
+    where s.id = p_source_id
+      and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
+        (select auth.uid()))
+  )
 $$;
 
+-- Whether the caller may write one source: one primary-key lookup.
 create function private.can_write_source(p_source_id bigint) returns boolean
 language sql stable set search_path = '' as $$
-  select p_source_id in (select private.writable_source_ids())
+  select exists (
+    select 1 from public.content_source s
+    where s.id = p_source_id and private.source_is_writable(s.user_id, (select auth.uid()))
+  )
 $$;
 
--- The access keys of the sources the caller may write: the only way `keys` is read.
+-- The access keys of the sources the caller may write: the only way `keys` is read. The owner's
+-- rows come from the owner index; an admin's official rows from the same index (null owner).
 create function private.my_source_keys() returns table (content_source_id bigint, keys jsonb)
 language sql stable security definer set search_path = '' as $$
   select s.id, s.keys from public.content_source s
-  where s.id in (select private.writable_source_ids())
+  where s.user_id = (select auth.uid())
+  union all
+  select s.id, s.keys from public.content_source s
+  where s.user_id is null and (select private.is_admin())
 $$;
 
 -- Enters an access key: on a match the caller may read that source from now on. Security definer
@@ -488,13 +532,19 @@ $$;
 -- How many profiles list a source among their subscriptions, by the GIN index of the accounts
 -- baseline; 0 for a source the caller may not read, so it tells nothing about sources the caller
 -- cannot see. Security definer because profiles are readable only by their owner; it returns a
--- count and nothing else.
+-- count and nothing else. Signed-out visitors call it too (a book's information page): for a
+-- source anyone may read, the count any new account could ask for.
 create function private.content_source_subscriber_count(p_source_id bigint)
 returns bigint
 language sql stable security definer set search_path = '' as $$
   select count(*) from public.public_user u
   where u.subscribed_content_sources @> jsonb_build_array(jsonb_build_object('source_id', p_source_id))
-    and p_source_id in (select private.readable_source_ids())
+    and exists (
+      select 1 from public.content_source s
+      where s.id = p_source_id
+        and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
+          (select auth.uid()))
+    )
 $$;
 
 -- The content sources every caller sees by default: the official (ownerless) published ones.
@@ -549,51 +599,58 @@ alter table public.content_source enable row level security;
 alter table private.content_table enable row level security;
 alter table private.content_source_unlock enable row level security;
 
--- An owner reads their source through its own row, not only through readable_source_ids(): that
--- helper's snapshot predates the statement, so `insert ... returning` of a new source was refused.
 create policy "Readable sources can be read" on public.content_source
   for select to authenticated, anon
-  using (user_id = (select auth.uid()) or id in (select private.readable_source_ids()));
+  using (private.source_is_readable(id, user_id, is_published, require_key, (select auth.uid())));
 
 create policy "Signed-in users can create sources they own" on public.content_source
   for insert to authenticated with check (user_id = (select auth.uid()));
 
 create policy "Owners can edit their sources, admins official ones" on public.content_source
-  for update to authenticated using (id in (select private.writable_source_ids()))
-  with check (id in (select private.writable_source_ids()));
+  for update to authenticated
+  using (private.source_is_writable(user_id, (select auth.uid())))
+  with check (private.source_is_writable(user_id, (select auth.uid())));
 
 create policy "Owners can delete their sources, admins official ones" on public.content_source
-  for delete to authenticated using (id in (select private.writable_source_ids()));
+  for delete to authenticated using (private.source_is_writable(user_id, (select auth.uid())));
 
 -- The same four policies on every content table (private.content_table), generated so they cannot
--- drift apart. Who may read a spell, a trait or any other record: whoever may read its source,
--- private.readable_source_ids() above; who may write one: private.writable_source_ids() above.
--- Signed-out visitors (role anon) read by the same rule: with no user, they see the published
--- official sources and the published homebrew that needs no key, and write nothing.
+-- drift apart. Who may read a spell, a trait or any other record: whoever may read its own source,
+-- private.source_is_readable() above on that source's row; who may write one:
+-- private.source_is_writable() likewise. The rule is spelled out rather than left to
+-- content_source's policy, so widening who may see a source's row (a listing of names, say) can
+-- never widen who reads its content. The write policies' lookup of the source runs under
+-- content_source's read policy too, which every writable source passes. Signed-out visitors
+-- (role anon) read by the same rule: with no user, they see the published official sources and
+-- the published homebrew that needs no key, and write nothing.
 do $$
 declare
   t text;
+  readable text;
+  writable text;
 begin
   for t in select c.name from private.content_table c order by c.name
   loop
+    readable := format(
+      'exists (select 1 from public.content_source s where s.id = %I.content_source_id
+         and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
+           (select auth.uid())))', t);
+    writable := format(
+      'exists (select 1 from public.content_source s where s.id = %I.content_source_id
+         and private.source_is_writable(s.user_id, (select auth.uid())))', t);
     execute format('alter table public.%I enable row level security', t);
     execute format(
       'create policy "Content of readable sources can be read" on public.%I
-         for select to authenticated, anon
-         using (content_source_id in (select private.readable_source_ids()))', t);
+         for select to authenticated, anon using (%s)', t, readable);
     execute format(
       'create policy "Content can be added to writable sources" on public.%I
-         for insert to authenticated
-         with check (content_source_id in (select private.writable_source_ids()))', t);
+         for insert to authenticated with check (%s)', t, writable);
     execute format(
       'create policy "Content of writable sources can be edited" on public.%I
-         for update to authenticated
-         using (content_source_id in (select private.writable_source_ids()))
-         with check (content_source_id in (select private.writable_source_ids()))', t);
+         for update to authenticated using (%s) with check (%s)', t, writable, writable);
     execute format(
       'create policy "Content of writable sources can be deleted" on public.%I
-         for delete to authenticated
-         using (content_source_id in (select private.writable_source_ids()))', t);
+         for delete to authenticated using (%s)', t, writable);
   end loop;
 end
 $$;
@@ -842,14 +899,18 @@ $$;
 
 -- anon: the read policies and the find and search statements call these for signed-out visitors
 -- too. Each decides by `auth.uid()`, which is null for a visitor: no own, unlocked, writable or
--- admin rows.
-grant execute on function private.readable_source_ids() to anon, authenticated, service_role;
-grant execute on function private.writable_source_ids() to authenticated, service_role;
+-- admin rows. Every role whose statements the policies check runs the rule helpers (the planner
+-- inlines a function only for a caller allowed to execute it).
+grant execute on function private.has_unlocked_source(bigint) to anon, authenticated, service_role;
+grant execute on function private.source_is_readable(bigint, uuid, boolean, boolean, uuid)
+  to anon, authenticated, service_role;
+grant execute on function private.source_is_writable(uuid, uuid)
+  to anon, authenticated, service_role;
 grant execute on function private.can_read_source(bigint) to anon, authenticated, service_role;
 grant execute on function private.can_write_source(bigint) to authenticated, service_role;
 grant execute on function private.my_source_keys() to anon, authenticated, service_role;
 grant execute on function private.unlock_content_source(bigint, text) to authenticated;
-grant execute on function private.content_source_subscriber_count(bigint) to authenticated;
+grant execute on function private.content_source_subscriber_count(bigint) to anon, authenticated;
 grant execute on function private.official_source_ids() to anon, authenticated, service_role;
 grant execute on function private.linked_trait_name(text, text) to authenticated, service_role;
 grant execute on function private.linked_trait_description(text, text)

@@ -201,6 +201,14 @@ begin
 end
 $$;
 
+-- The join key of a campaign the caller owns; null for any other id (the column's grant leaves it
+-- out: see the grants section).
+create function private.campaign_join_key(p_campaign_id bigint) returns text
+language sql stable security definer set search_path = '' as $$
+  select c.join_key from public.campaign c
+  where c.id = p_campaign_id and c.user_id = (select auth.uid())
+$$;
+
 -- Gives the caller's campaign a new join key; the old key and open join grants die at once,
 -- members stay. Security definer: the key column is not writable by users.
 create function private.reset_campaign_key(p_campaign_id bigint) returns text
@@ -285,8 +293,9 @@ $$;
 
 -- The API clients of p_owner that hold a grant on one of the caller's characters: what another
 -- user's profile shows the caller under `api.clients`, so the web client's authorized-clients
--- section can name (and revoke) them. Names nothing the caller has not authorized. Security
--- definer: other users' clients are not otherwise readable.
+-- section can name (and revoke) them. Names nothing the caller has not authorized (a signed-out
+-- visitor, who authorized nothing, reads a public profile with none). Security definer: other
+-- users' clients are not otherwise readable.
 create function private.clients_granted_to_caller(p_owner uuid)
 returns table (id bigint, name text, description text)
 language sql stable security definer set search_path = '' as $$
@@ -638,7 +647,14 @@ create trigger vet_encounter_campaign before insert or update of campaign_id on 
 
 -- Section: grants
 -- Tables: column grants keep ids, owners, keys and timestamps out of the user's hands.
-grant select, delete on public.campaign to authenticated;
+-- A player reads the campaign they play in, but its join key lets anyone they hand it to move a
+-- character into it: only the owner reads it. The column is left out of the select grant, so no
+-- endpoint and no request through the hosted REST layer can select it; the owner reads it through
+-- private.campaign_join_key, and whoever knows a key through private.find_campaign_by_join_key.
+grant select (id, created_at, user_id, name, description, notes, recommended_options,
+  recommended_variants, recommended_content_sources, custom_operations, meta_data)
+  on public.campaign to authenticated;
+grant delete on public.campaign to authenticated;
 grant insert (name, description, notes, recommended_options, recommended_variants,
   recommended_content_sources, custom_operations, meta_data) on public.campaign to authenticated;
 grant update (name, description, notes, recommended_options, recommended_variants,
@@ -679,6 +695,7 @@ grant execute on function private.grant_character_access(bigint, uuid, bigint) t
 grant execute on function private.character_access(bigint) to authenticated;
 grant execute on function private.api_client_info(bigint, uuid) to authenticated;
 grant execute on function private.remove_from_campaign(bigint, bigint) to authenticated;
-grant execute on function private.clients_granted_to_caller(uuid) to authenticated;
+grant execute on function private.clients_granted_to_caller(uuid) to anon, authenticated;
+grant execute on function private.campaign_join_key(bigint) to authenticated;
 -- anon too: signed-out callers read public characters through the same select.
 grant execute on function private.details_with_client_access(bigint, jsonb) to anon, authenticated;

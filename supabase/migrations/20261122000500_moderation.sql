@@ -283,22 +283,35 @@ $$;
 alter table public.content_update enable row level security;
 alter table public.content_update_vote enable row level security;
 
+-- A proposal is readable where its source is, decided on that source's row by the content
+-- baseline's rule. Signed-out visitors read the community's proposals too: only those on sources
+-- readable without an account, which any account could read the moment it signs up.
 create policy "Proposals can be read by their author and by readers of their source"
-  on public.content_update for select to authenticated
+  on public.content_update for select to authenticated, anon
   using (
     user_id = (select auth.uid())
-    or content_source_id in (select private.readable_source_ids())
+    or exists (
+      select 1 from public.content_source s
+      where s.id = content_update.content_source_id
+        and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
+          (select auth.uid()))
+    )
   );
 
 create policy "Signed-in users can propose changes to sources they can read"
   on public.content_update for insert to authenticated
   with check (
     user_id = (select auth.uid())
-    and content_source_id in (select private.readable_source_ids())
+    and exists (
+      select 1 from public.content_source s
+      where s.id = content_update.content_source_id
+        and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
+          (select auth.uid()))
+    )
   );
 
 create policy "Votes can be read with their proposal" on public.content_update_vote
-  for select to authenticated
+  for select to authenticated, anon
   using (content_update_id in (select cu.id from public.content_update cu));
 
 -- Section: triggers
@@ -365,7 +378,7 @@ create trigger check_content_update before insert on public.content_update
 -- Section: grants
 -- Users propose (the columns below) and read; state, votes, decision and message id are written
 -- only through the functions below.
-grant select on public.content_update, public.content_update_vote to authenticated;
+grant select on public.content_update, public.content_update_vote to authenticated, anon;
 grant insert (type, ref_id, action, data, content_source_id) on public.content_update
   to authenticated;
 

@@ -2,8 +2,8 @@
 -- full-text document on every content table (English stemming, name weighted above description),
 -- trigram indexes on names and on every text column advanced mode filters with a contains-match,
 -- and the helpers that use them. Nothing here changes who may read what: the helpers return only
--- ids of rows in sources private.readable_source_ids() (content baseline) lets the caller read,
--- and search-data then reads the rows by id as the caller, under the read policies.
+-- ids of rows whose own source private.source_is_readable() (content baseline) lets the caller
+-- read, and search-data then reads the rows by id as the caller, under the read policies.
 --
 -- Why helpers at all: under row-level security the planner may use an index only for conditions
 -- whose operators are leakproof, because an index condition runs before the policy. ILIKE, the
@@ -71,7 +71,8 @@ $$;
 -- Ids of the readable rows of one content table whose column matches every pattern of p_all and at
 -- least one of p_any (case-insensitive LIKE patterns, wildcards escaped by the caller); null or
 -- empty lists are ignored, but one of them must be given. Only the searched (trigram-indexed)
--- columns of private.content_table. Advanced mode's contains-matches.
+-- columns of private.content_table. Advanced mode's contains-matches, each match checked on its
+-- own source.
 create function private.search_matching_ids(
   p_table text,
   p_column text,
@@ -104,7 +105,12 @@ begin
   -- EXECUTE plans with the patterns as constants, so the trigram index serves each of them.
   return query execute format(
     'select t.id from public.%I t
-     where t.content_source_id in (select private.readable_source_ids()) and %s',
+     where exists (
+       select 1 from public.content_source s
+       where s.id = t.content_source_id
+         and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
+           (select auth.uid())))
+       and %s',
     p_table, array_to_string(conditions, ' and ')
   ) using p_all, p_any;
 end
@@ -194,7 +200,9 @@ $$;
 -- p_excluded are to_tsquery input that search-data builds from quoted letters and digits; null
 -- skips them. p_name and p_prefix are both null or both given. Names and queries are prepared once
 -- here (lower case, parsed tsquery) so the table helpers compare against constants. The thirteen
--- calls are written out (static SQL keeps each one's plan).
+-- calls are written out (static SQL keeps each one's plan). The sources searched are the official
+-- published ones, readable by everyone, or those of the given ones the caller may read, each
+-- checked on its own row: never the set of every readable source.
 create function private.search_ranked_ids(
   p_name text,
   p_prefix text,
@@ -214,13 +222,15 @@ begin
   if v_name is null and v_query is null then
     return;
   end if;
-  select coalesce(array_agg(r.id), '{}') into visible
-  from private.readable_source_ids() r(id)
-  where case
-    when coalesce(cardinality(p_sources), 0) = 0 then r.id in (
-      select o.id from private.official_source_ids() o(id))
-    else r.id = any(p_sources)
-  end;
+  if coalesce(cardinality(p_sources), 0) = 0 then
+    select coalesce(array_agg(o.id), '{}') into visible from private.official_source_ids() o(id);
+  else
+    select coalesce(array_agg(s.id), '{}') into visible
+    from public.content_source s
+    where s.id = any(p_sources)
+      and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
+        (select auth.uid()));
+  end if;
   return query
     select 'ability_blocks', r.id, r.ord
     from private.search_ranked_ability_block(visible, v_name, v_prefix, v_query, v_excluded, p_limit) r
