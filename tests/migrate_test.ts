@@ -13,6 +13,11 @@ const FOLDED_VERSIONS = [
   "20261123153600",
   "20261123153700",
   "20261123155500",
+  "20261123190100",
+  "20261123190200",
+  "20261123190300",
+  "20261123190500",
+  "20261123190600",
 ];
 
 const serverUrl = realPostgresUrl();
@@ -35,6 +40,7 @@ Deno.test({
       }
       await rejects(migrate(sql, { seed: false }), (e: Error) => {
         match(e.message, /20261123152200, 20261123153000/);
+        match(e.message, /20261123155500, 20261123190100/);
         match(e.message, /folded into those baselines/);
         match(e.message, /start from an empty one/);
         return true;
