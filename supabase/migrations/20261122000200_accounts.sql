@@ -103,11 +103,12 @@ create index public_user_subscribed_sources_idx on public.public_user
 
 -- Section: helpers
 -- Reads the caller's own profile flags without going through public_user's policies. PL/pgSQL,
--- as the source rules of the content baseline: a security definer SQL function is never inlined
--- and, before PostgreSQL 18, its body is planned again in every statement that calls it, while
--- PL/pgSQL keeps each statement's plan for the session. Cost 1: the planner charges a function's
--- cost on every row a policy filters, and the default (100) made a policy-filtered scan of a few
--- thousand rows look expensive enough to be JIT-compiled, which costs more than the scan.
+-- as private.has_unlocked_source of the content baseline: a security definer SQL function is
+-- never inlined and, before PostgreSQL 18, its body is planned again in every statement that
+-- calls it, while PL/pgSQL keeps each statement's plan for the session. Cost 1: the planner
+-- charges a function's cost on every row a policy filters, and the default (100) made a
+-- policy-filtered scan of a few thousand rows look expensive enough to be JIT-compiled, which
+-- costs more than the scan.
 create function private.is_admin() returns boolean
 language plpgsql stable security definer set search_path = '' cost 1 as $$
 begin
