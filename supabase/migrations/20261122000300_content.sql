@@ -599,6 +599,8 @@ alter table public.content_source enable row level security;
 alter table private.content_table enable row level security;
 alter table private.content_source_unlock enable row level security;
 
+-- Decided on the row itself, so the owner of a source just inserted reads it back
+-- (`insert ... returning`).
 create policy "Readable sources can be read" on public.content_source
   for select to authenticated, anon
   using (private.source_is_readable(id, user_id, is_published, require_key, (select auth.uid())));
