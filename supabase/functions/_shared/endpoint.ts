@@ -363,6 +363,8 @@ async function runRead<S extends z.ZodType, R extends z.ZodType>(
   // halved the Postgres CPU of a find by id (README, "Performance").
   const inTransaction = async (tx: Tx) => {
     const generic = tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute();
+    // Awaited below; if the read fails first (the connection is gone), its error is the answer.
+    generic.catch(() => {});
     const rows = await tx.unsafe(statement.text, statement.params as never[], { prepare: true });
     await generic;
     return rows;
