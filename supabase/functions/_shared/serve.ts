@@ -1,15 +1,4 @@
 import type { EndpointHandler } from "./endpoint.ts";
-import { log } from "./log.ts";
-
-// A rejection nobody handled is a bug of ours; it must not end the process and every request in
-// flight with it (Deno exits on one by default). It is logged loudly instead.
-globalThis.addEventListener("unhandledrejection", (event) => {
-  event.preventDefault();
-  const reason = event.reason instanceof Error
-    ? `${event.reason.name}: ${event.reason.message}`
-    : String(event.reason);
-  log.error("unhandled_rejection", { reason: reason.slice(0, 500) });
-});
 
 const captureKey = Symbol.for("rpg-builder.capture-function");
 
