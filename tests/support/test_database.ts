@@ -58,7 +58,18 @@ export async function testDatabase(kind: "postgres" | "embedded"): Promise<TestD
     async connect() {
       const url = await runningEmbedded(dataDir);
       if (!url) throw new Error(`No server runs on the embedded folder ${dataDir}`);
-      return postgres(url, { max: 1, onnotice: () => {} });
+      // A server that has just started may reset the spare connection once before it accepts it.
+      for (let attempt = 1;; attempt++) {
+        const sql = postgres(url, { max: 1, onnotice: () => {} });
+        try {
+          await sql`select 1`;
+          return sql;
+        } catch (error) {
+          await sql.end({ timeout: 0 }).catch(() => {});
+          if (attempt === 5) throw error;
+          await new Promise((r) => setTimeout(r, 200 * attempt));
+        }
+      }
     },
     cleanup: () => Deno.remove(dataDir, { recursive: true }).catch(() => {}),
   };
