@@ -144,9 +144,9 @@ export function endpoint<N extends EndpointName>(
     if (spec.run === undefined && spec.read?.when) {
       throw new Error(`${name}: a read for some bodies only needs a run for the others`);
     }
-  }
-  if (spec.database !== false && spec.read && spec.characterGrant) {
-    throw new Error(`${name}: a one-statement read cannot target a character grant`);
+    if (spec.read && spec.characterGrant) {
+      throw new Error(`${name}: a one-statement read cannot target a character grant`);
+    }
   }
   return Object.assign(pipeline(spec), { endpoint: name });
 }
