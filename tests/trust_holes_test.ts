@@ -3,7 +3,7 @@
  * access-key guesses, API keys limited to what the consent screen lists, no links to rows the
  * caller cannot read, counts only of readable sources, private search helpers, deactivated accounts.
  */
-import { equal, match, rejects } from "node:assert/strict";
+import { deepEqual, equal, match, rejects } from "node:assert/strict";
 import postgres from "postgres";
 import {
   adminSql,
@@ -33,6 +33,8 @@ test("an account may have at most 10 API clients, even when created all at once"
     ),
   );
   const refused = answers.filter((a) => a.body?.status === "fail");
+  const others = answers.filter((a) => a.body?.status !== "success" && a.body?.status !== "fail");
+  deepEqual(others.map((a) => `${a.status} ${JSON.stringify(a.body)}`), []);
   equal(answers.filter((a) => a.body?.status === "success").length, 10);
   equal(refused.length, 4);
   match(failMessage(refused[0]!), /^API client limit reached: an account may have at most 10/);
