@@ -8,6 +8,11 @@ export class TcpProxy {
   readonly #target: Deno.ConnectOptions;
   /** The loopback port the proxy listens on; it stays the same across cut and restore. */
   readonly port: number;
+  /**
+   * While set, a connection relayed from now on is dropped when its client sends anything after
+   * its first write (for Postgres: after the startup message, at the first query).
+   */
+  dropAfterStartup = false;
 
   private constructor(target: Deno.ConnectOptions, port: number) {
     this.#target = target;
@@ -36,6 +41,11 @@ export class TcpProxy {
   cut(): void {
     this.#listener?.close();
     this.#listener = null;
+    this.dropConnections();
+  }
+
+  /** Drops every relayed connection; new ones are still accepted. */
+  dropConnections(): void {
     for (const conn of this.#live) closeQuietly(conn);
     this.#live.clear();
   }
@@ -83,17 +93,20 @@ export class TcpProxy {
       this.#live.delete(inbound);
       this.#live.delete(outbound);
     };
-    pipe(inbound, outbound).finally(end);
+    const writesAllowed = this.dropAfterStartup ? 1 : Infinity;
+    pipe(inbound, outbound, writesAllowed).finally(end);
     pipe(outbound, inbound).finally(end);
   }
 }
 
-async function pipe(from: Deno.Conn, to: Deno.Conn): Promise<void> {
+/** Copies `from` to `to`; returns (and so drops the connection) before chunk `writesAllowed + 1`. */
+async function pipe(from: Deno.Conn, to: Deno.Conn, writesAllowed = Infinity): Promise<void> {
   const buffer = new Uint8Array(64 * 1024);
+  let writes = 0;
   try {
     while (true) {
       const n = await from.read(buffer);
-      if (n === null) return;
+      if (n === null || writes++ >= writesAllowed) return;
       let written = 0;
       while (written < n) written += await to.write(buffer.subarray(written, n));
     }

@@ -9,7 +9,15 @@ import {
   type EndpointName,
 } from "@shared/contract.ts";
 import type postgres from "postgres";
-import { type Acting, readAs, type ReadStatement, type Tx, withApiKey, withRole } from "./db.ts";
+import {
+  type Acting,
+  readAs,
+  readInTransaction,
+  type ReadStatement,
+  type Tx,
+  withApiKey,
+  withRole,
+} from "./db.ts";
 import { AfterCommit } from "./after_commit.ts";
 import { RowStream } from "./row_stream.ts";
 import { isPermissionRefusal, mapDatabaseError } from "./db_errors.ts";
@@ -358,33 +366,14 @@ async function runRead<S extends z.ZodType, R extends z.ZodType>(
   credential: Credential,
 ): Promise<z.input<R>> {
   const statement = read.statement(body);
-  // Planning the policy-expanded statement costs Postgres more than running it, and its plan does
-  // not depend on the values (ids, names): the transaction uses the cached generic plan, which
-  // halved the Postgres CPU of a find by id (README, "Performance").
-  const inTransaction = async (tx: Tx) => {
-    const generic = tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute();
-    // Awaited below; if the read fails first (the connection is gone), its error is the answer.
-    generic.catch(() => {});
-    const rows = await tx.unsafe(statement.text, statement.params as never[], { prepare: true });
-    await generic;
-    return rows;
-  };
-  let rows: postgres.Row[];
-  if (credential.kind === "api_key") {
-    const { keyHash } = credential;
-    rows = await learnStanding(
+  const send = env.ONE_STATEMENT_READS ? readAs : readInTransaction;
+  const rows = credential.kind === "api_key"
+    ? await learnStanding(
       credential,
       spec.ingress,
-      env.ONE_STATEMENT_READS
-        ? readAs({ keyHash }, statement)
-        : withApiKey(keyHash, null, inTransaction).then(({ value }) => value),
-    );
-  } else {
-    const acting = actingFor(credential);
-    rows = env.ONE_STATEMENT_READS
-      ? await readAs({ acting }, statement)
-      : await withRole(acting, inTransaction);
-  }
+      send({ keyHash: credential.keyHash }, statement),
+    )
+    : await send({ acting: actingFor(credential) }, statement);
   return read.result(rows, body);
 }
 
