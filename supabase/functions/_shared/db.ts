@@ -234,10 +234,18 @@ export async function readInTransaction(
 ): Promise<postgres.Row[]> {
   const read = (tx: Tx) =>
     tx.unsafe(statement.text, statement.params as never[], { prepare: true }).execute();
-  const options = { commitAhead: true, genericPlans: true };
+  return await asReader(reader, read, { commitAhead: true, genericPlans: true });
+}
+
+/** Runs `fn` in one transaction as `reader`: an API key's user, or a caller known already. */
+async function asReader<T>(
+  reader: Reader,
+  fn: (tx: Tx) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
   return "keyHash" in reader
-    ? (await withApiKey(reader.keyHash, null, read, options)).value
-    : await withRole(reader.acting, read, options);
+    ? (await withApiKey(reader.keyHash, null, fn, options)).value
+    : await withRole(reader.acting, fn, options);
 }
 
 /** The most parameters `private.read_as` passes to its statement. */
@@ -352,9 +360,7 @@ async function describeColumns(reader: Reader, statement: ReadStatement): Promis
     );
     return { columns, types };
   };
-  const { columns, types } = "keyHash" in reader
-    ? (await withApiKey(reader.keyHash, null, describe)).value
-    : await withRole(reader.acting, describe);
+  const { columns, types } = await asReader(reader, describe);
   const nameOf = new Map(types.map((t) => [t.oid, t.name]));
   return columns.map((c) => {
     const type = nameOf.get(c.type);
@@ -450,19 +456,13 @@ async function inTransaction<O extends postgres.Row[], T>(
       if (!watch.lost) await Promise.race([ending, deadline]).catch(() => {});
       throw watch.seen(refusal ?? ("error" in outcome ? outcome.error : undefined));
     }
-    if (committed) {
-      await Promise.race([committed, deadline]).catch((e) => {
-        throw watch.seen(e);
-      });
-      return { value: outcome.value, opened: await opening };
-    }
-    if (outcome.value instanceof Held) {
+    if (!committed && outcome.value instanceof Held) {
       const opened = await opening;
       outcome.value.attach(holdOpen(reserved, watch, give, outcome.value));
       handedOver = true;
       return { value: outcome.value, opened };
     }
-    await Promise.race([reserved.unsafe("commit"), deadline]).catch((e) => {
+    await Promise.race([committed ?? reserved.unsafe("commit"), deadline]).catch((e) => {
       throw watch.seen(e);
     });
     return { value: outcome.value, opened: await opening };
