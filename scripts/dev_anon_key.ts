@@ -1,7 +1,7 @@
 import { loadEnvFile } from "./env_file.ts";
 
 /**
- * Prints the local project's anon key: a JWT with role `anon`, signed with SUPABASE_JWT_SECRET and
+ * Prints the local project's anon key: a JWT with role `anon`, signed with JWT_SECRET and
  * shaped like a Supabase project's (no user, about ten years). Signed-out supabase-js clients send
  * it; the web app's build takes it as `VITE_SUPABASE_KEY`. The same secret always gives the same key.
  */

@@ -3,7 +3,7 @@ const root = new URL("../", import.meta.url);
 /**
  * Fills the process environment from `.env` without overriding anything already set, and decides
  * whether this is local development: `LOCAL_DEVELOPMENT` as given, else on when no `DATABASE_URL`
- * is configured (the embedded default), or when the caller (the test harness) asks for it. Only in
+ * (nor the platform's SUPABASE_DB_URL) is configured (the embedded default), or when the caller (the test harness) asks for it. Only in
  * local development are the published `.env.example` values filled in too; anywhere else a missing
  * secret stops the start instead of silently using a value everybody can read.
  */
@@ -11,7 +11,8 @@ export async function loadEnvFile(options: { localDevelopment?: boolean } = {}):
   const loaded: string[] = [];
   if (await fill(".env")) loaded.push(".env");
   if (options.localDevelopment) Deno.env.set("LOCAL_DEVELOPMENT", "1");
-  if (Deno.env.get("LOCAL_DEVELOPMENT") === undefined && !Deno.env.get("DATABASE_URL")) {
+  const database = Deno.env.get("DATABASE_URL") || Deno.env.get("SUPABASE_DB_URL");
+  if (Deno.env.get("LOCAL_DEVELOPMENT") === undefined && !database) {
     Deno.env.set("LOCAL_DEVELOPMENT", "1");
   }
   if (isLocalDevelopment() && await fill(".env.example")) loaded.push(".env.example");

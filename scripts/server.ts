@@ -90,7 +90,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
  */
 export async function prepareDatabase(dataDir: string | null): Promise<LocalDatabase> {
   await loadEnvFile();
-  const databaseUrl = Deno.env.get("DATABASE_URL");
+  // The platform names its database SUPABASE_DB_URL; ours wins where both are set.
+  const databaseUrl = Deno.env.get("DATABASE_URL") || Deno.env.get("SUPABASE_DB_URL");
   const database: LocalDatabase = databaseUrl
     ? { kind: "postgres", url: databaseUrl, poolSize: 10, close: () => Promise.resolve() }
     : await openEmbedded(dataDir);
@@ -127,9 +128,10 @@ export async function serveFunctions(
   // Function modules read the environment when they load, so they are imported only now.
   const { loadFunction } = await import("../supabase/functions/_shared/serve.ts");
   const { endPools, sql } = await import("../supabase/functions/_shared/db.ts");
+  const { ConfigurationError } = await import("../supabase/functions/_shared/env.ts");
   // Requests log in as api_authenticator: a start that cannot says why, instead of a 503 a call.
   await sql`select 1`.catch((error) => {
-    throw new Error(
+    throw new ConfigurationError(
       `Requests cannot connect as api_authenticator (${error.message}). Where the database asks ` +
         "for a password, give the role one (alter role api_authenticator with password '...') " +
         "and set API_AUTHENTICATOR_PASSWORD to it.",

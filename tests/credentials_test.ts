@@ -20,7 +20,7 @@ import { Fail } from "../supabase/functions/_shared/envelope.ts";
 import { createApiKeys } from "../scripts/support/accounts.ts";
 import { raisedInSql } from "../supabase/functions/_shared/refusals.ts";
 
-const secret = new TextEncoder().encode(Deno.env.get("SUPABASE_JWT_SECRET")!);
+const secret = new TextEncoder().encode(Deno.env.get("JWT_SECRET")!);
 
 async function signed(claims: Record<string, unknown>): Promise<string> {
   return await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(secret);

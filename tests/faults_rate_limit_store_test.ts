@@ -8,7 +8,7 @@ import { waitFor } from "../scripts/support/free_port.ts";
 import { type Answer, post, randomIp } from "./support/http.ts";
 import { RedisServer } from "./support/redis_server.ts";
 import { ServerProcess } from "../scripts/support/server_process.ts";
-import { UpstashStandIn } from "./support/upstash_stand_in.ts";
+import { UpstashStandIn } from "../scripts/support/upstash_stand_in.ts";
 import { defaultTestDatabase } from "./support/test_database.ts";
 
 /**

@@ -8,7 +8,7 @@ import postgres from "postgres";
 import { type Account, createAccount } from "../scripts/support/accounts.ts";
 import { waitFor } from "../scripts/support/free_port.ts";
 import { post, randomIp } from "./support/http.ts";
-import { PostgresCluster } from "./support/postgres_cluster.ts";
+import { PostgresCluster } from "../scripts/support/postgres_cluster.ts";
 import { ServerProcess } from "../scripts/support/server_process.ts";
 
 export const clusterFaults = Deno.env.get("RUN_CLUSTER_FAULTS") === "1" &&

@@ -29,10 +29,10 @@ test("a deployed start refuses the published example JWT secret", async () => {
       ServerProcess.start({
         ...database.env,
         LOCAL_DEVELOPMENT: "0",
-        SUPABASE_JWT_SECRET: PUBLISHED_EXAMPLE_SECRETS.SUPABASE_JWT_SECRET ?? "",
+        JWT_SECRET: PUBLISHED_EXAMPLE_SECRETS.JWT_SECRET ?? "",
         CONTENT_UPDATE_SECRET: OWN_MODERATION_SECRET,
       }),
-      /SUPABASE_JWT_SECRET is the published example value/,
+      /JWT_SECRET is the published example value/,
     );
   } finally {
     await database.cleanup();
@@ -44,7 +44,7 @@ test("a deployed start without secrets stops instead of using the example ones",
   try {
     await rejects(
       ServerProcess.start({ ...database.env, LOCAL_DEVELOPMENT: "0" }),
-      /Invalid environment: SUPABASE_JWT_SECRET/,
+      /Invalid environment: no way to verify user tokens/,
     );
   } finally {
     await database.cleanup();
@@ -56,7 +56,7 @@ test("a deployed start mounts no sign-in stand-in, and example-signed tokens are
   const server = await ServerProcess.start({
     ...database.env,
     LOCAL_DEVELOPMENT: "0",
-    SUPABASE_JWT_SECRET: OWN_SECRET,
+    JWT_SECRET: OWN_SECRET,
     CONTENT_UPDATE_SECRET: OWN_MODERATION_SECRET,
   });
   try {
@@ -78,7 +78,7 @@ test("a deployed start mounts no sign-in stand-in, and example-signed tokens are
       .setSubject(crypto.randomUUID())
       .setIssuedAt()
       .setExpirationTime("1h")
-      .sign(new TextEncoder().encode(PUBLISHED_EXAMPLE_SECRETS.SUPABASE_JWT_SECRET));
+      .sign(new TextEncoder().encode(PUBLISHED_EXAMPLE_SECRETS.JWT_SECRET));
     const answer = await post(server.functionsUrl, "find-character", {}, {
       token: forged,
       ip: randomIp(),

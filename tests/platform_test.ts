@@ -16,7 +16,7 @@ import {
 
 const MALFORMED_TOKEN =
   "Invalid token format. Expected a 36-character API key (UUID) or a JWT. See the API documentation.";
-const secret = new TextEncoder().encode(Deno.env.get("SUPABASE_JWT_SECRET")!);
+const secret = new TextEncoder().encode(Deno.env.get("JWT_SECRET")!);
 
 async function signed(claims: Record<string, unknown>, key = secret): Promise<string> {
   return await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(key);

@@ -19,7 +19,7 @@ export interface ServerEnv {
   LOG_LEVEL?: "info" | "silent";
   /** "1" (the default for test servers), "0" as deployed, "unset" to let the start decide. */
   LOCAL_DEVELOPMENT?: "0" | "1" | "unset";
-  SUPABASE_JWT_SECRET?: string;
+  JWT_SECRET?: string;
   CONTENT_UPDATE_SECRET?: string;
   /** "0" runs one-statement reads in a transaction, as every other endpoint runs. */
   ONE_STATEMENT_READS?: "0" | "1";
@@ -40,7 +40,7 @@ const CONTROLLED = [
   "APP_URL",
   "TRUST_PROXY",
   "LOCAL_DEVELOPMENT",
-  "SUPABASE_JWT_SECRET",
+  "JWT_SECRET",
   "CONTENT_UPDATE_SECRET",
   "ONE_STATEMENT_READS",
 ];

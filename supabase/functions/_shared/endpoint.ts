@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { noteAddressWindow, noteRefused, noteResolved } from "./auth/api_key_standing.ts";
+import { bearerHeader } from "./auth/classify_bearer.ts";
 import { type Bucket, type Credential, resolveCredential } from "./auth/credential.ts";
 import {
   type AuthKind,
@@ -175,7 +176,7 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       }
       const clientIp = clientAddress(req, info, env.TRUST_PROXY);
       credential = await resolveCredential(
-        req.headers.get("authorization"),
+        bearerHeader(req.headers),
         spec.auth,
         serviceSecretFor(spec),
         clientIp,

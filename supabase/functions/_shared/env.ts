@@ -2,6 +2,28 @@ import { z } from "zod";
 
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
 
+/** A variable holding JSON of the given shape. */
+function jsonText<T extends z.ZodType>(shape: T) {
+  return z.string().transform((text, context): z.infer<T> => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      context.addIssue({ code: "custom", message: "is not valid JSON" });
+      return z.NEVER;
+    }
+    const parsed = shape.safeParse(value);
+    if (parsed.success) return parsed.data;
+    context.addIssue({ code: "custom", message: `is not ${shape.description}` });
+    return z.NEVER;
+  });
+}
+
+const KeysByName = z.record(z.string(), z.string().min(1))
+  .describe('a JSON object of named keys, e.g. {"default":"sb_publishable_..."}');
+const Jwks = z.looseObject({ keys: z.array(z.looseObject({ kty: z.string() })) })
+  .describe('a JWKS document, {"keys":[...]}');
+
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   /** Provided by the hosted platform to every edge function. */
@@ -19,8 +41,20 @@ const EnvSchema = z.object({
    * requests then switch to the connecting role inside their transaction instead of logging in.
    */
   DATABASE_EMBEDDED: flag.default(false),
-  SUPABASE_JWT_SECRET: z.string().min(32, "SUPABASE_JWT_SECRET must be at least 32 characters"),
+  /**
+   * The legacy shared secret that verifies HS256 user tokens (Supabase calls it the JWT secret;
+   * self-hosted Supabase names it JWT_SECRET). New hosted projects sign with asymmetric keys and
+   * may have none: then tokens verify against SUPABASE_JWKS or the project's JWKS endpoint.
+   */
+  JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** The project's URL; provided by the platform. Names the token issuer and the JWKS endpoint. */
   SUPABASE_URL: z.url().optional(),
+  /** The project's public signing keys as a JWKS document; provided by the platform. */
+  SUPABASE_JWKS: jsonText(Jwks).optional(),
+  /** The project's publishable keys by name (`{"default":"sb_publishable_..."}`); platform-provided. */
+  SUPABASE_PUBLISHABLE_KEYS: jsonText(KeysByName).optional(),
+  /** The project's secret keys by name; platform-provided. Used only to write to Storage. */
+  SUPABASE_SECRET_KEYS: jsonText(KeysByName).optional(),
   UPSTASH_REDIS_REST_URL: z.url().optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
   REDIS_URL: z.string().regex(/^redis:\/\//, "REDIS_URL must start with redis://").optional(),
@@ -34,7 +68,7 @@ const EnvSchema = z.object({
   /** The local storage folder (default: `<DATA_DIR>/storage`). */
   STORAGE_DIR: z.string().min(1).optional(),
   DATA_DIR: z.string().min(1).default(".data"),
-  /** Provided by the hosted platform; used only to write public files to Supabase Storage. */
+  /** The legacy service role key; platform-provided. Used only to write to Storage. */
   SUPABASE_SERVICE_ROLE_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["silent", "info"]).default("info"),
   /**
@@ -61,24 +95,41 @@ const EnvSchema = z.object({
  * development a start that would use one is refused.
  */
 export const PUBLISHED_EXAMPLE_SECRETS: Readonly<Record<string, string>> = {
-  SUPABASE_JWT_SECRET: "local-development-jwt-secret-change-me-0123456789",
+  JWT_SECRET: "local-development-jwt-secret-change-me-0123456789",
   CONTENT_UPDATE_SECRET: "local-moderation-secret-change-me",
 };
 
 /** The validated environment of a function, read once at start-up. */
 export type Env = z.infer<typeof EnvSchema>;
 
-function readEnv(): Env {
-  const parsed = EnvSchema.safeParse(Deno.env.toObject());
+/**
+ * A configuration a function cannot start with: its message is one line naming the variable,
+ * what is wrong and what to set, and is all that a start prints of it.
+ */
+export class ConfigurationError extends Error {
+  override name = "ConfigurationError";
+}
+
+/** Validates a set of variables (the process environment by default). */
+export function readEnv(variables: Record<string, string> = Deno.env.toObject()): Env {
+  const parsed = EnvSchema.safeParse(variables);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-    throw new Error(`Invalid environment: ${problems.join("; ")}`);
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`);
+    throw new ConfigurationError(`Invalid environment: ${problems.join("; ")}`);
+  }
+  const data = parsed.data;
+  if (!data.JWT_SECRET && !data.SUPABASE_JWKS && !data.SUPABASE_URL) {
+    throw new ConfigurationError(
+      "Invalid environment: no way to verify user tokens: the platform provides SUPABASE_URL " +
+        "(and SUPABASE_JWKS); elsewhere set SUPABASE_URL to the project's URL, or JWT_SECRET to " +
+        "its legacy JWT secret",
+    );
   }
   const published = Object.entries(PUBLISHED_EXAMPLE_SECRETS)
     .filter(([name, value]) => (parsed.data as Record<string, unknown>)[name] === value)
     .map(([name]) => name);
   if (published.length > 0 && !parsed.data.LOCAL_DEVELOPMENT) {
-    throw new Error(
+    throw new ConfigurationError(
       `Invalid environment: ${published.join(", ")} is the published example value; set the ` +
         "project's own secret (example values are accepted only with LOCAL_DEVELOPMENT=1)",
     );
@@ -95,7 +146,11 @@ export const env: Env = readEnv();
  */
 export function databaseUrl(): string {
   const url = env.DATABASE_URL ?? env.SUPABASE_DB_URL;
-  if (!url) throw new Error("Invalid environment: DATABASE_URL or SUPABASE_DB_URL is required");
+  if (!url) {
+    throw new ConfigurationError(
+      "Invalid environment: no database: set DATABASE_URL (SUPABASE_DB_URL when hosted)",
+    );
+  }
   return url;
 }
 

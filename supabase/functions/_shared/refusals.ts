@@ -57,6 +57,13 @@ export const refusals = {
       "Invalid token: the service role key is not accepted; sign in or send an API key",
       401,
     ),
+  secretKeyBearer: () =>
+    new Fail(
+      "Invalid token: a project secret key is not accepted; sign in or send an API key",
+      401,
+    ),
+  unknownPublishableKey: () =>
+    new Fail("Invalid token: this publishable key is not one of this project's keys", 401),
   anonKeyWithUser: () => new Fail("Invalid token: an anon key must not name a user (sub)", 401),
   /** 401: the project's anon key (signed out) asked for something only a user may do. */
   signInRequired: () => new Fail("The anon key carries no user: sign in to do this", 401),

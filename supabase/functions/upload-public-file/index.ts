@@ -1,5 +1,6 @@
 import { MAX_UPLOAD_BYTES } from "@shared/uploads.ts";
 import { endpoint } from "../_shared/endpoint.ts";
+import { type Bytes, decodeStrictBase64 } from "../_shared/base64.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 import { sha256Hex } from "../_shared/sha256.ts";
@@ -7,12 +8,10 @@ import { type ImageFormat, sniffImageFormat } from "../_shared/storage/image_for
 import { objectName } from "../_shared/storage/object_name.ts";
 import { publicFileStore } from "../_shared/storage/public_file_store.ts";
 
-function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
-  try {
-    return Uint8Array.fromBase64(text, { lastChunkHandling: "strict" });
-  } catch {
-    throw fail("Invalid value for data: expected standard base64 with padding");
-  }
+function decodeBase64(text: string): Bytes {
+  const bytes = decodeStrictBase64(text);
+  if (!bytes) throw fail("Invalid value for data: expected standard base64 with padding");
+  return bytes;
 }
 
 serve(endpoint("upload-public-file", {

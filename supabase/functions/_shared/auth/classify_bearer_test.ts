@@ -1,5 +1,5 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { classifyBearer, constantTimeEqual } from "./classify_bearer.ts";
+import { bearerHeader, classifyBearer, constantTimeEqual, isOneOf } from "./classify_bearer.ts";
 
 const secret = "s".repeat(40);
 const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln";
@@ -41,4 +41,27 @@ Deno.test("constantTimeEqual() is true only for identical strings", () => {
   assertEquals(constantTimeEqual("abc", "abd"), false);
   assertEquals(constantTimeEqual("abc", "abcd"), false);
   assertEquals(constantTimeEqual("", ""), true);
+});
+
+Deno.test("classifyBearer() tells the platform's key shapes from API keys and JWTs", () => {
+  // 36 characters, as long as an API key: the prefix decides.
+  const publishable = `sb_publishable_${"a".repeat(21)}`;
+  assertEquals(classifyBearer(`Bearer ${publishable}`), {
+    kind: "publishable",
+    token: publishable,
+  });
+  assertEquals(classifyBearer(`Bearer sb_secret_${"b".repeat(26)}`), { kind: "secret_key" });
+});
+
+Deno.test("bearerHeader() falls back to the apikey header only without Authorization", () => {
+  assertEquals(bearerHeader(new Headers({ apikey: "k" })), "Bearer k");
+  assertEquals(bearerHeader(new Headers({ apikey: "k", authorization: "Bearer t" })), "Bearer t");
+  assertEquals(bearerHeader(new Headers({ apikey: " " })), null);
+  assertEquals(bearerHeader(new Headers()), null);
+});
+
+Deno.test("isOneOf() finds a key among several", () => {
+  assertEquals(isOneOf("b", ["a", "b"]), true);
+  assertEquals(isOneOf("c", ["a", "b"]), false);
+  assertEquals(isOneOf("a", []), false);
 });

@@ -3,7 +3,8 @@ import { refusals } from "../refusals.ts";
 import type { BucketKind } from "../rate_limit.ts";
 import { sha256Hex } from "../sha256.ts";
 import { addressSpent, standingOf } from "./api_key_standing.ts";
-import { classifyBearer } from "./classify_bearer.ts";
+import { classifyBearer, isOneOf } from "./classify_bearer.ts";
+import { env } from "../env.ts";
 import { type Claims, verifyToken } from "./jwt.ts";
 
 /** The credentials an endpoint accepts. `none` admits callers without any. */
@@ -68,6 +69,16 @@ export async function resolveCredential(
         : refuse(refusals.missingBearer(), byAddress);
     case "malformed":
       return refuse(serviceOnly ? notAccepted() : refusals.malformedBearer(), byAddress);
+    case "secret_key":
+      return refuse(serviceOnly ? notAccepted() : refusals.secretKeyBearer(), byAddress);
+    case "publishable": {
+      // Checked against the platform's list without a lookup: a made-up key is refused at once.
+      if (!isOneOf(bearer.token, publishableKeys)) {
+        return refuse(serviceOnly ? notAccepted() : refusals.unknownPublishableKey(), byAddress);
+      }
+      const anon: Credential = { kind: "anon", buckets: [byAddress] };
+      return accepted.includes("jwt") ? anon : refuse(notAccepted(), byAddress);
+    }
     case "service":
       return { kind: "service", buckets: [{ kind: "service", identifier: bearer.token }] };
     case "api_key": {
@@ -101,6 +112,11 @@ export async function resolveCredential(
   }
 }
 
+/** A refusal of the token; anything else (the project's keys out of reach) is not the caller's. */
 function asFail(e: unknown): Fail {
-  return e instanceof Fail ? e : refusals.badSignature();
+  if (e instanceof Fail) return e;
+  throw e;
 }
+
+/** The project's publishable keys, as the platform lists them. */
+const publishableKeys: readonly string[] = Object.values(env.SUPABASE_PUBLISHABLE_KEYS ?? {});

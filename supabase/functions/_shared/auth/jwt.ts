@@ -1,7 +1,14 @@
-import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, SignJWT } from "jose";
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors,
+  jwtVerify,
+  SignJWT,
+} from "jose";
 import { z } from "zod";
-import { env } from "../env.ts";
-import { Fail } from "../envelope.ts";
+import { ConfigurationError, env } from "../env.ts";
+import { Fail, Unavailable } from "../envelope.ts";
 import { refusals } from "../refusals.ts";
 
 /** The claims a request runs under, as PostgREST would set them in `request.jwt.claims`. */
@@ -36,9 +43,26 @@ export const expectedIssuer: string | null = env.SUPABASE_URL
   ? `${env.SUPABASE_URL.replace(/\/+$/, "")}/auth/v1`
   : null;
 
-const hsKey = new TextEncoder().encode(env.SUPABASE_JWT_SECRET);
-const remoteKeys = env.SUPABASE_URL
-  ? createRemoteJWKSet(new URL("/auth/v1/.well-known/jwks.json", env.SUPABASE_URL))
+/** The legacy shared secret, where the project still has one. */
+const hsKey = env.JWT_SECRET ? new TextEncoder().encode(env.JWT_SECRET) : null;
+
+/**
+ * How often an unknown `kid` may refetch the project's JWKS: a key rotation is seen within a
+ * minute, and tokens forged with made-up key ids cannot make every request fetch.
+ */
+const JWKS_REFETCH_COOLDOWN_MS = 60_000;
+
+/**
+ * The project's asymmetric signing keys: the JWKS the platform hands every function
+ * (SUPABASE_JWKS), else the project's JWKS endpoint (cached, refetched at most once a minute).
+ */
+const asymmetricKeys = env.SUPABASE_JWKS
+  ? createLocalJWKSet(env.SUPABASE_JWKS as Parameters<typeof createLocalJWKSet>[0])
+  : env.SUPABASE_URL
+  ? createRemoteJWKSet(new URL("/auth/v1/.well-known/jwks.json", env.SUPABASE_URL), {
+    cooldownDuration: JWKS_REFETCH_COOLDOWN_MS,
+    timeoutDuration: 5_000,
+  })
   : null;
 
 /**
@@ -80,17 +104,27 @@ function expiryOf(verified: VerifiedToken): number {
   return verified.role === "anon" ? verified.exp : verified.claims.exp;
 }
 
+/** The algorithms Supabase Auth signs with besides the legacy HS256. */
+const ASYMMETRIC = ["ES256", "RS256", "EdDSA"];
+
 async function verifySignature(token: string): Promise<Record<string, unknown>> {
   try {
     const { alg } = decodeProtectedHeader(token);
-    if (alg === "HS256") {
+    if (alg === "HS256" && hsKey) {
       return (await jwtVerify(token, hsKey, { algorithms: ["HS256"] })).payload;
     }
-    if (remoteKeys) return (await jwtVerify(token, remoteKeys)).payload;
+    if (alg !== "HS256" && asymmetricKeys) {
+      return (await jwtVerify(token, asymmetricKeys, { algorithms: ASYMMETRIC })).payload;
+    }
     throw refusals.unsupportedAlgorithm(alg ?? "none");
   } catch (e) {
     if (e instanceof Fail) throw e;
     if (e instanceof errors.JWTExpired) throw refusals.expired();
+    // The project's keys could not be fetched: the token may be good, so it is not the caller's
+    // fault.
+    if (e instanceof errors.JWKSTimeout || !(e instanceof errors.JOSEError)) {
+      throw new Unavailable(e);
+    }
     throw refusals.badSignature();
   }
 }
@@ -133,6 +167,16 @@ function checkSessionClaims(payload: Record<string, unknown>, issuer: string | n
   return claims;
 }
 
+/** The legacy secret, for the local tools that sign tokens with it. */
+function localSigningKey(): Uint8Array {
+  if (!hsKey) {
+    throw new ConfigurationError(
+      "Invalid environment: signing local tokens needs JWT_SECRET (the project's legacy secret)",
+    );
+  }
+  return hsKey;
+}
+
 /** Signs a Supabase-shaped access token for a local account (used by `dev:user` and tests). */
 export async function signLocalAccessToken(
   userId: string,
@@ -149,7 +193,7 @@ export async function signLocalAccessToken(
     session_id: crypto.randomUUID(),
     iat: now,
     exp: now + lifetimeSeconds,
-  }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(hsKey);
+  }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(localSigningKey());
 }
 
 /** When the local anon key was issued (fixed, so the key is the same on every run). */
@@ -167,5 +211,5 @@ export async function signLocalAnonKey(): Promise<string> {
     role: "anon",
     iat: LOCAL_ANON_KEY_ISSUED,
     exp: LOCAL_ANON_KEY_ISSUED + LOCAL_ANON_KEY_SECONDS,
-  }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(hsKey);
+  }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(localSigningKey());
 }

@@ -1,3 +1,4 @@
+import type { Bytes } from "../base64.ts";
 import { env } from "../env.ts";
 import type { ObjectName } from "./object_name.ts";
 import type { PublicFileStore } from "./public_file_store.ts";
@@ -19,7 +20,7 @@ export function localObjectPath(name: ObjectName): string {
 export class LocalStore implements PublicFileStore {
   readonly kind = "local";
 
-  async put(name: ObjectName, bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  async put(name: ObjectName, bytes: Bytes): Promise<string> {
     const file = localObjectPath(name);
     const exists = await Deno.stat(file).then(() => true, () => false);
     if (!exists) {

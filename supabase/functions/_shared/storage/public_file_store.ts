@@ -1,3 +1,4 @@
+import type { Bytes } from "../base64.ts";
 import { env } from "../env.ts";
 import { LocalStore } from "./local_store.ts";
 import type { ObjectName } from "./object_name.ts";
@@ -8,7 +9,7 @@ export interface PublicFileStore {
   /** Which backend this is, for logs and docs. */
   readonly kind: "supabase" | "local";
   /** Stores the bytes under the name (idempotent) and returns the URL anyone can fetch them at. */
-  put(name: ObjectName, bytes: Uint8Array<ArrayBuffer>): Promise<string>;
+  put(name: ObjectName, bytes: Bytes): Promise<string>;
   /** Deletes the named files; one already gone is not an error. */
   remove(names: readonly ObjectName[]): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import type { Bytes } from "../base64.ts";
 import { Unavailable } from "../envelope.ts";
 import type { ObjectName } from "./object_name.ts";
 import type { PublicFileStore } from "./public_file_store.ts";
@@ -18,7 +19,7 @@ export class SupabaseStore implements PublicFileStore {
     this.#key = serviceRoleKey;
   }
 
-  async put(name: ObjectName, bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  async put(name: ObjectName, bytes: Bytes): Promise<string> {
     let res: Response;
     try {
       res = await fetch(`${this.#base}/storage/v1/object/${name.bucket}/${name.path}`, {

@@ -3,7 +3,7 @@ import {
   RedisTcp,
   type RespValue,
 } from "../../supabase/functions/_shared/rate_limit/redis_tcp.ts";
-import { freePort, waitFor } from "../../scripts/support/free_port.ts";
+import { freePort, waitFor } from "./free_port.ts";
 
 /** How the stand-in misbehaves, for fault tests. */
 export type StandInFault =

@@ -1,4 +1,4 @@
-import { answers, freePort, waitFor } from "../../scripts/support/free_port.ts";
+import { answers, freePort, waitFor } from "./free_port.ts";
 
 /** Where the machine's PostgreSQL binaries are (override with PG_BIN). */
 const PG_BIN = Deno.env.get("PG_BIN") ?? "/usr/lib/postgresql/15/bin";
@@ -11,10 +11,12 @@ const PG_BIN = Deno.env.get("PG_BIN") ?? "/usr/lib/postgresql/15/bin";
 export class PostgresCluster {
   readonly dir: string;
   readonly port: number;
+  readonly superuser: string;
 
-  private constructor(dir: string, port: number) {
+  private constructor(dir: string, port: number, superuser: string) {
     this.dir = dir;
     this.port = port;
+    this.superuser = superuser;
   }
 
   /** Whether this machine can make a cluster (the binaries exist). */
@@ -27,19 +29,19 @@ export class PostgresCluster {
     }
   }
 
-  /** initdb (trust authentication, superuser `postgres`), then start. */
-  static async create(): Promise<PostgresCluster> {
+  /** initdb (trust authentication, the given bootstrap superuser), then start. */
+  static async create(superuser = "postgres"): Promise<PostgresCluster> {
     const dir = await Deno.makeTempDir({ prefix: "rpgcluster-" });
     await Deno.chmod(dir, 0o777);
-    const cluster = new PostgresCluster(dir, freePort());
-    await cluster.#run("initdb", ["-D", cluster.#dataDir, "-A", "trust", "-U", "postgres", "-N"]);
+    const cluster = new PostgresCluster(dir, freePort(), superuser);
+    await cluster.#run("initdb", ["-D", cluster.#dataDir, "-A", "trust", "-U", superuser, "-N"]);
     await cluster.start();
     return cluster;
   }
 
-  /** The URL of its `postgres` database. */
+  /** The URL of its `postgres` database, as the bootstrap superuser. */
   get url(): string {
-    return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
+    return `postgres://${this.superuser}@127.0.0.1:${this.port}/postgres`;
   }
 
   get #dataDir(): string {

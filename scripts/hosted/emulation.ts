@@ -1,0 +1,191 @@
+import postgres from "postgres";
+import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+import { migrate } from "../migrate.ts";
+import { runtimeDeno, runtimeDenoEnv } from "../support/deno_runtime.ts";
+import { PgBouncer } from "../support/pgbouncer.ts";
+import { PostgresCluster } from "../support/postgres_cluster.ts";
+import { UpstashStandIn } from "../support/upstash_stand_in.ts";
+import { HostedGateway } from "./gateway.ts";
+
+const root = new URL("../../", import.meta.url);
+
+/** A running emulation of a hosted project: what a test or a benchmark needs to reach it. */
+export interface HostedEmulation {
+  /** `<gateway>/functions/v1`, as a deployed project's functions URL. */
+  functionsUrl: string;
+  /** The project URL (SUPABASE_URL of the functions). */
+  projectUrl: string;
+  /** The database as the project's `postgres` role, directly (not through the pooler). */
+  ownerUrl: string;
+  /** The project's publishable key (signed-out callers). */
+  publishableKey: string;
+  /** The moderation bot's secret (CONTENT_UPDATE_SECRET). */
+  moderationSecret: string;
+  /** Signs a user session token as the project's Auth does (ES256, `kid`, its issuer). */
+  signAccessToken(userId: string, email: string, lifetimeSeconds?: number): Promise<string>;
+  /** Signs a session token with the legacy HS256 secret (projects that still have one). */
+  signLegacyAccessToken(userId: string, email: string): Promise<string>;
+  gateway: HostedGateway;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the hosted shape on this machine: a Postgres cluster whose roles, schemas and default
+ * privileges are the platform's (scripts/hosted/platform.sql, bootstrap superuser
+ * `supabase_admin`), the migrations and seed applied by the non-superuser `postgres` as `supabase
+ * db push` applies them, the README's password step for api_authenticator, PgBouncer in
+ * transaction mode in front (the pooler), an Upstash-format limiter store over `redisUrl`, and the
+ * gateway that starts each function on the platform's Deno with only the platform's environment
+ * and the secrets the README tells a deployer to set.
+ */
+export async function startHostedEmulation(options: {
+  redisUrl: string;
+  verbose?: boolean;
+}): Promise<HostedEmulation> {
+  const denoBin = await runtimeDeno();
+  const cleanups: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  };
+  try {
+    const cluster = await PostgresCluster.create("supabase_admin");
+    cleanups.push(() => cluster.destroy());
+    const ownerPassword = randomSecret();
+    const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
+    try {
+      await admin.unsafe(
+        await Deno.readTextFile(new URL("scripts/hosted/platform.sql", root)),
+      );
+      await admin.unsafe(`alter role postgres with password '${ownerPassword}'`);
+    } finally {
+      await admin.end();
+    }
+    const ownerUrl = `postgres://postgres:${ownerPassword}@127.0.0.1:${cluster.port}/postgres`;
+
+    // `supabase db push` (and its seed), as the project's postgres role, then the README's step.
+    const requestPassword = randomSecret();
+    const owner = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+    try {
+      await migrate(owner, { seed: true });
+      await owner.unsafe(`alter role api_authenticator with password '${requestPassword}'`);
+    } finally {
+      await owner.end();
+    }
+
+    const pooler = await PgBouncer.start({
+      serverPort: cluster.port,
+      users: [
+        { name: "postgres", password: ownerPassword },
+        { name: "api_authenticator", password: requestPassword },
+      ],
+    });
+    cleanups.push(() => pooler.stop());
+
+    const limiterStore = await UpstashStandIn.start(options.redisUrl);
+    cleanups.push(() => limiterStore.stop());
+
+    const keys = await projectKeys();
+    const publishableKey = `sb_publishable_${randomSecret().slice(0, 22)}`;
+    const secretKey = `sb_secret_${randomSecret().slice(0, 22)}`;
+    const moderationSecret = randomSecret();
+    const legacySecret = randomSecret();
+    const buckets = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+    cleanups.push(() => buckets.end());
+
+    let gateway: HostedGateway | null = null;
+    const projectUrl = () => gateway!.origin;
+    const platformEnv = (): Record<string, string> => ({
+      // What the platform gives every function.
+      SUPABASE_URL: projectUrl(),
+      SUPABASE_DB_URL: ownerUrl,
+      SUPABASE_JWKS: JSON.stringify({ keys: [keys.publicJwk] }),
+      SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: publishableKey }),
+      SUPABASE_SECRET_KEYS: JSON.stringify({ default: secretKey }),
+      // The secrets the README's deploy steps set.
+      DATABASE_URL: `postgres://postgres:${ownerPassword}@127.0.0.1:${pooler.port}/postgres`,
+      DATABASE_PREPARE: "false",
+      API_AUTHENTICATOR_PASSWORD: requestPassword,
+      CONTENT_UPDATE_SECRET: moderationSecret,
+      UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${limiterStore.port}`,
+      UPSTASH_REDIS_REST_TOKEN: limiterStore.token,
+      TRUST_PROXY: "true",
+      JWT_SECRET: legacySecret,
+    });
+    gateway = new HostedGateway({
+      denoBin,
+      get functionEnv() {
+        return { ...platformEnv(), ...plumbing() };
+      },
+      jwks: { keys: [keys.publicJwk] },
+      storageKeys: [secretKey],
+      bucketIsPublic: async (bucket) =>
+        (await buckets`select 1 from storage.buckets where id = ${bucket} and public`).length > 0,
+      verbose: options.verbose ?? false,
+    });
+    await gateway.start();
+    cleanups.push(() => gateway!.close());
+
+    const issuer = `${gateway.origin}/auth/v1`;
+    return {
+      functionsUrl: `${gateway.origin}/functions/v1`,
+      projectUrl: gateway.origin,
+      ownerUrl,
+      publishableKey,
+      moderationSecret,
+      gateway,
+      signAccessToken: (userId, email, lifetimeSeconds = 3600) =>
+        sessionToken(userId, email, issuer, lifetimeSeconds)
+          .setProtectedHeader({ alg: "ES256", typ: "JWT", kid: keys.publicJwk.kid! })
+          .sign(keys.privateKey),
+      signLegacyAccessToken: (userId, email) =>
+        sessionToken(userId, email, issuer, 3600)
+          .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+          .sign(new TextEncoder().encode(legacySecret)),
+      close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+/** What the emulation's processes need to run at all; none of it is the function's concern. */
+function plumbing(): Record<string, string> {
+  const home = Deno.env.get("HOME") ?? "/root";
+  return {
+    HOME: home,
+    DENO_DIR: Deno.env.get("DENO_DIR") ?? `${home}/.cache/deno`,
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    ...runtimeDenoEnv(),
+  };
+}
+
+function sessionToken(userId: string, email: string, issuer: string, lifetime: number): SignJWT {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({
+    iss: issuer,
+    sub: userId,
+    aud: "authenticated",
+    role: "authenticated",
+    email,
+    session_id: crypto.randomUUID(),
+    is_anonymous: false,
+    iat: now,
+    exp: now + lifetime,
+  });
+}
+
+/** The project's asymmetric signing key, as Auth keeps one (ES256, with a key id). */
+async function projectKeys(): Promise<{ privateKey: CryptoKey; publicJwk: JWK }> {
+  const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+  const publicJwk = { ...(await exportJWK(publicKey)), kid: crypto.randomUUID(), alg: "ES256" };
+  return { privateKey, publicJwk: { ...publicJwk, use: "sig", key_ops: ["verify"] } };
+}
+
+function randomSecret(): string {
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(24)),
+    (b) => b.toString(16).padStart(2, "0"),
+  )
+    .join("");
+}
