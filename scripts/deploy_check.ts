@@ -12,6 +12,7 @@
 //   deno task deploy:check
 import { dirname, join, normalize, relative, sep as SEPARATOR } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
+import { pinnedDeno, runtimeDeno, runtimeDenoEnv } from "./support/deno_runtime.ts";
 
 const root = fromFileUrl(new URL("../", import.meta.url));
 const functionsDir = join(root, "supabase", "functions");
@@ -113,16 +114,20 @@ async function copyTree(from: string, to: string): Promise<void> {
   }
 }
 
+/** Runs the hosted runtime's Deno (deno-versions.env), which is what bundles and runs functions. */
 async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
+  const out = await new Deno.Command(await runtimeDeno(), {
     args,
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...runtimeDenoEnv() },
   }).output();
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
 }
+
+/** Node modules the hosted edge runtime refuses to user functions (its Limits page). */
+const UNAVAILABLE_ON_PLATFORM = new Set(["node:vm", "node:worker_threads", "node:child_process"]);
 
 interface ModuleInfo {
   specifier: string;
@@ -161,6 +166,9 @@ async function checkFunction(
     ];
     problems.push(...errors.filter((e) => e !== undefined).map((e) => e.replaceAll(folder, "")));
     if (module.error) continue;
+    if (UNAVAILABLE_ON_PLATFORM.has(module.specifier)) {
+      problems.push(`${module.specifier}: the hosted runtime does not offer it`);
+    }
     if (module.specifier.startsWith("file:")) {
       const path = fromFileUrl(module.specifier);
       if (!path.startsWith(folder + SEPARATOR)) {
@@ -169,6 +177,18 @@ async function checkFunction(
     }
   }
   return problems;
+}
+
+/**
+ * The hosted runtime's Deno reads lock files up to version 4; newer Deno writes version 5 when it
+ * rewrites the file (after a dependency change), which would break every deploy.
+ */
+async function lockReadableByRuntime(): Promise<string[]> {
+  const lock = JSON.parse(await Deno.readTextFile(join(root, "deno.lock"))) as { version: string };
+  return lock.version === "4" ? [] : [
+    `deno.lock is version ${lock.version}; the platform's Deno reads version 4: rewrite it with ` +
+    "deno task lock",
+  ];
 }
 
 /** Entries of the functions' import map must name the same packages as the root deno.json. */
@@ -223,14 +243,17 @@ if (import.meta.main) {
       ...names.map((name) => join(all, "supabase", "functions", name, "index.ts")),
     ]);
     if (check.code !== 0) problems.push(`deno check failed:\n${check.stderr.trim()}`);
+    problems.push(...await lockReadableByRuntime());
     if (problems.length > 0) {
       console.error(problems.join("\n"));
       console.error(`\n${problems.length} problem(s)`);
       Deno.exitCode = 1;
     } else {
       console.log(
-        `${uploaded} functions resolve and type-check with ${IMPORT_MAP} and their uploaded ` +
-          "files only",
+        `${uploaded} functions resolve and type-check on Deno ${await pinnedDeno(
+          "DENO_RUNTIME",
+        )} ` +
+          `with ${IMPORT_MAP} and their uploaded files only`,
       );
     }
   } finally {

@@ -20,6 +20,7 @@ export interface DevUser {
 export async function upsertDevUser(
   sql: postgres.Sql,
   input: { email: string; tier: number; admin: boolean },
+  sign?: (userId: string, email: string) => Promise<string>,
 ): Promise<DevUser> {
   if (!/^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+$/.test(input.email)) {
     throw new Error(`Invalid email: ${input.email}`);
@@ -29,18 +30,17 @@ export async function upsertDevUser(
   }
   // One simple-protocol batch: values are checked above and contain no quote characters.
   const rows = await sql.unsafe(`
-    insert into auth.users (email) values ('${input.email}') on conflict (email) do nothing;
+    insert into auth.users (id, email) select gen_random_uuid(), '${input.email}'
+      where not exists (select from auth.users where email = '${input.email}');
     update public.public_user set supporter_tier = ${input.tier}, is_admin = ${input.admin}
       where user_id = (select id from auth.users where email = '${input.email}');
     select id::text as user_id from auth.users where email = '${input.email}';
   `);
   const last = (rows as unknown as { user_id: string }[][]).at(-1)?.[0];
   if (!last) throw new Error("The account could not be created");
-  const { signLocalAccessToken } = await import("../supabase/functions/_shared/auth/jwt.ts");
-  return {
-    user_id: last.user_id,
-    access_token: await signLocalAccessToken(last.user_id, input.email),
-  };
+  const signer = sign ??
+    (await import("../supabase/functions/_shared/auth/jwt.ts")).signLocalAccessToken;
+  return { user_id: last.user_id, access_token: await signer(last.user_id, input.email) };
 }
 
 if (import.meta.main) {

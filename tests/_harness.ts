@@ -4,9 +4,12 @@
  * Redis when set. Tests talk to it over real HTTP.
  */
 import postgres from "postgres";
+import { SignJWT } from "jose";
 import { type RunningServer, startServer } from "../scripts/server.ts";
+import { type HostedEmulation, startHostedEmulation } from "../scripts/hosted/emulation.ts";
 import { randomIp } from "./support/http.ts";
 import { prepare } from "../scripts/support/fresh_database.ts";
+import { loadEnvFile } from "../scripts/env_file.ts";
 
 Deno.env.set("LOG_LEVEL", Deno.env.get("TEST_LOG_LEVEL") ?? "silent");
 // Tests pick their client address through X-Forwarded-For so per-IP budgets stay independent.
@@ -39,19 +42,80 @@ async function freshDatabase(adminUrl: string): Promise<string> {
   }
 }
 
-const sharedUrl = Deno.env.get("DATABASE_URL");
+/**
+ * With TEST_TARGET=hosted the suite runs against the emulated hosted project instead
+ * (scripts/hosted/emulation.ts): every function in its own instance on the platform's Deno, with
+ * the platform's environment only, its database roles and its pooler; tests that need the
+ * in-process server skip themselves there (`localOnly`).
+ */
+const targetsHosted = Deno.env.get("TEST_TARGET") === "hosted";
+// Tests of single modules load them in this process, which needs the local configuration.
+if (targetsHosted) await loadEnvFile();
+export const hosted: HostedEmulation | null = targetsHosted
+  ? await startHostedEmulation({
+    redisUrl: Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379",
+    verbose: Deno.env.get("TEST_LOG_LEVEL") === "info",
+  })
+  : null;
+if (hosted) {
+  // Tests that act as the moderation bot, or sign legacy tokens, use the project's own secrets.
+  Deno.env.set("CONTENT_UPDATE_SECRET", hosted.moderationSecret);
+  Deno.env.set("JWT_SECRET", hosted.legacySecret);
+  // Modules this process loads itself (the owner's pool among them) reach the project's database.
+  Deno.env.set("DATABASE_URL", hosted.ownerUrl);
+}
+
+const sharedUrl = hosted ? null : Deno.env.get("DATABASE_URL");
 if (sharedUrl) Deno.env.set("DATABASE_URL", await freshDatabase(sharedUrl));
 
-/** The running server. */
-export const server: RunningServer = await startServer({ port: 0, dataDir: null });
+/** The in-process server (null when the suite targets the emulated hosted project). */
+export const localServer: RunningServer | null = hosted
+  ? null
+  : await startServer({ port: 0, dataDir: null });
+
+/** The server under test: in this process, or the emulated hosted project's gateway. */
+export const server: Pick<RunningServer, "functionsUrl" | "appUrl" | "close"> = localServer ?? {
+  functionsUrl: hosted!.functionsUrl,
+  appUrl: hosted!.projectUrl,
+  close: hosted!.close,
+};
 
 /**
  * A pool connected as the database owner, for arranging and checking rows directly (requests
  * connect as `api_authenticator`). On the embedded database it is the server's own pool: sharing
- * it keeps the single session free of interleaving.
+ * it keeps the single session free of interleaving. Hosted, it is the project's `postgres` role.
  */
 export const adminSql: postgres.Sql = (await import("../supabase/functions/_shared/db.ts"))
   .ownerSql();
+
+/** Signs a session token for an account, as the server under test verifies them. */
+export async function signAccessToken(userId: string, email: string): Promise<string> {
+  if (hosted) return await hosted.signAccessToken(userId, email);
+  const { signLocalAccessToken } = await import("../supabase/functions/_shared/auth/jwt.ts");
+  return await signLocalAccessToken(userId, email);
+}
+
+/**
+ * Signs claims as the project's Auth would for the server under test: the local secret (HS256),
+ * or the hosted project's signing key (ES256, with its issuer unless the claims name one).
+ */
+export async function signClaims(claims: Record<string, unknown>): Promise<string> {
+  if (hosted) return await hosted.signClaims(claims);
+  const secret = new TextEncoder().encode(Deno.env.get("JWT_SECRET")!);
+  return await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(secret);
+}
+
+/** The project's key for signed-out callers: the local anon JWT, or the hosted publishable key. */
+export async function anonKey(): Promise<string> {
+  if (hosted) return hosted.publishableKey;
+  const { signLocalAnonKey } = await import("../supabase/functions/_shared/auth/jwt.ts");
+  return await signLocalAnonKey();
+}
+
+/** A test of the in-process server only (its internals, its environment or its processes). */
+export function localOnly(name: string, fn: (t: Deno.TestContext) => Promise<void> | void): void {
+  Deno.test({ name, fn, ignore: hosted !== null, sanitizeOps: false, sanitizeResources: false });
+}
 
 /** Registers a test that shares the long-lived server (so resource sanitizers are off). */
 export function test(name: string, fn: (t: Deno.TestContext) => Promise<void> | void): void {
@@ -127,14 +191,13 @@ export async function makeUser(
     email,
     tier: options.tier ?? 0,
     admin: options.admin ?? false,
-  });
+  }, signAccessToken);
   return { ...user, email };
 }
 
 /** A fresh access token for the same account (its own rate-limit bucket). */
 export async function freshToken(user: TestUser): Promise<string> {
-  const { signLocalAccessToken } = await import("../supabase/functions/_shared/auth/jwt.ts");
-  return await signLocalAccessToken(user.user_id, user.email);
+  return await signAccessToken(user.user_id, user.email);
 }
 
 /** Creates an API client for the user and returns its id and key. */

@@ -93,8 +93,8 @@ test("gm-add-to-group refuses a GAME-MASTER, an unknown GM and a full group", as
   );
   await adminSql`
     with fresh as (
-      insert into auth.users (email)
-      select 'gm-filler-' || gen_random_uuid() || '@example.test' from generate_series(1, 99)
+      insert into auth.users (id, email)
+      select gen_random_uuid(), 'gm-filler-' || gen_random_uuid() || '@example.test' from generate_series(1, 99)
       returning id
     )
     insert into public.gm_group_member (user_id, gm_user_id)

@@ -1,30 +1,23 @@
 import { deepStrictEqual, equal, match, ok, throws } from "node:assert/strict";
-import { SignJWT } from "jose";
 import {
   adminSql,
+  anonKey,
   call,
   type CallResult,
   failMessage,
   makeApiKey,
   makeUser,
   randomIp,
+  signClaims,
   successData,
   test,
 } from "./_harness.ts";
-import {
-  checkClaims,
-  MAX_SESSION_SECONDS,
-  signLocalAnonKey,
-} from "../supabase/functions/_shared/auth/jwt.ts";
+import { checkClaims, MAX_SESSION_SECONDS } from "../supabase/functions/_shared/auth/jwt.ts";
 import { Fail } from "../supabase/functions/_shared/envelope.ts";
 import { createApiKeys } from "../scripts/support/accounts.ts";
 import { raisedInSql } from "../supabase/functions/_shared/refusals.ts";
 
-const secret = new TextEncoder().encode(Deno.env.get("JWT_SECRET")!);
-
-async function signed(claims: Record<string, unknown>): Promise<string> {
-  return await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(secret);
-}
+const signed = signClaims;
 
 function now(): number {
   return Math.floor(Date.now() / 1000);
@@ -32,8 +25,8 @@ function now(): number {
 
 /** A call as signed-out supabase-js makes it: the anon key as bearer and in `apikey`. */
 async function asVisitor(fn: string, body: unknown, ip = randomIp()): Promise<CallResult> {
-  const anonKey = await signLocalAnonKey();
-  return await call(fn, body, { token: anonKey, ip, headers: { apikey: anonKey } });
+  const key = await anonKey();
+  return await call(fn, body, { token: key, ip, headers: { apikey: key } });
 }
 
 // Issue 17, item 9: audience, issuer and lifetime of session tokens.

@@ -10,7 +10,6 @@ import {
   type CallResult,
   freshToken,
   makeUser,
-  server,
   successData,
   test,
   type TestUser,
@@ -94,10 +93,12 @@ async function literalSpells(): Promise<
   return { user, sourceId: source.id, ids };
 }
 
-/** Find endpoints whose declared body (in the served OpenAPI document) has a `name` filter. */
+/** Find endpoints whose declared body (in the OpenAPI document) has a `name` filter. */
 async function findersWithName(): Promise<string[]> {
   // deno-lint-ignore no-explicit-any -- the document is walked by key
-  const doc: any = await (await fetch(`${server.appUrl}/openapi.json`)).json();
+  const doc: any = JSON.parse(
+    await Deno.readTextFile(new URL("../openapi.json", import.meta.url)),
+  );
   const finders: string[] = [];
   for (const fn of (await listFunctionNames()).filter((n) => n.startsWith("find-"))) {
     let schema = doc.paths?.[`/${fn}`]?.post?.requestBody?.content?.["application/json"]?.schema;

@@ -7,7 +7,16 @@ import {
   type Json,
   renderOpenApiDocument,
 } from "../scripts/openapi.ts";
-import { call, type CallResult, makeApiKey, makeUser, randomIp, server, test } from "./_harness.ts";
+import {
+  call,
+  type CallResult,
+  localServer,
+  makeApiKey,
+  makeUser,
+  randomIp,
+  server,
+  test,
+} from "./_harness.ts";
 
 const specs = endpointSpecs();
 const document = buildOpenApiDocument(specs);
@@ -93,7 +102,7 @@ test("openapi: every schema is valid JSON Schema 2020-12 and every security sche
 });
 
 test("openapi: every function is POST /<name> with its auth, body cap and catalogued responses", () => {
-  deepStrictEqual(keysOf(at(document, "paths")), server.functionNames.map((n) => `/${n}`));
+  deepStrictEqual(keysOf(at(document, "paths")), localServer!.functionNames.map((n) => `/${n}`));
   for (const [name, spec] of specs) {
     const op = at(document, "paths", `/${name}`, "post");
     const statuses = keysOf(at(op, "responses"));

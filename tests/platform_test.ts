@@ -10,17 +10,14 @@ import {
   makeUser,
   randomIp,
   server,
+  signClaims,
   successData,
   test,
 } from "./_harness.ts";
 
 const MALFORMED_TOKEN =
   "Invalid token format. Expected a 36-character API key (UUID) or a JWT. See the API documentation.";
-const secret = new TextEncoder().encode(Deno.env.get("JWT_SECRET")!);
-
-async function signed(claims: Record<string, unknown>, key = secret): Promise<string> {
-  return await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(key);
-}
+const signed = signClaims;
 
 function assertRateHeaders(headers: Headers, limit: number): void {
   equal(headers.get("x-ratelimit-limit"), String(limit));
@@ -63,10 +60,9 @@ test("a JWT with a bad signature, expired, or without a user gets 401", async ()
   const user = await makeUser();
   const now = Math.floor(Date.now() / 1000);
   const base = { sub: user.user_id, role: "authenticated", aud: "authenticated" };
-  const forged = await signed(
-    { ...base, exp: now + 600 },
-    new TextEncoder().encode("x".repeat(40)),
-  );
+  const forged = await new SignJWT({ ...base, exp: now + 600 })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .sign(new TextEncoder().encode("x".repeat(40)));
   match(failMessage(await call("find-api-client", {}, { token: forged }), 401), /signature/);
   const expired = await signed({ ...base, exp: now - 10 });
   match(failMessage(await call("find-api-client", {}, { token: expired }), 401), /expired/);

@@ -7,7 +7,7 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { server, test } from "./_harness.ts";
+import { localServer, server, test } from "./_harness.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 /** The origin the README is written for; replaced by the test server's. */
@@ -102,7 +102,7 @@ async function runTour(steps: Step[]): Promise<string[]> {
     env: {
       PATH: `${deno}:${Deno.env.get("PATH") ?? ""}`,
       // dev:user reaches the test server's database (the embedded one through its spare socket).
-      DATABASE_URL: server.database.url,
+      DATABASE_URL: localServer!.database.url,
       NO_COLOR: "1",
       DENO_NO_UPDATE_CHECK: "1",
     },

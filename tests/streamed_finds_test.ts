@@ -7,6 +7,7 @@ import { equal, ok, rejects } from "node:assert/strict";
 import {
   adminSql,
   call,
+  localServer,
   makeApiKey,
   makeUser,
   randomIp,
@@ -84,7 +85,7 @@ test("streamed find: clients that leave mid-body give their connections back", a
 });
 
 // The embedded database has no other session to end this one from.
-if (server.database.kind === "postgres") {
+if (localServer!.database.kind === "postgres") {
   test("streamed find: a database connection lost mid-body aborts the body", async () => {
     const { token, sourceId } = await big();
     const res = await startFind(token, sourceId);

