@@ -21,3 +21,15 @@ for await (const entry of Deno.readDir(here)) {
   }
 }
 for (const name of files.sort()) await import(new URL(name, here).href);
+
+if (hosted) {
+  const { hosted: emulation } = await import("./_harness.ts");
+  // Registered last, so it runs after every other test.
+  Deno.test("the whole suite stayed within the hosted platform's limits", () => {
+    const breaches = emulation?.gateway.breaches ?? [];
+    if (breaches.length > 0) throw new Error(`Limits breached:\n${breaches.join("\n")}`);
+    if ((emulation?.gateway.starts.size ?? 0) < 40) {
+      throw new Error("the emulation started fewer function instances than the suite calls");
+    }
+  });
+}

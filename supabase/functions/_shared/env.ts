@@ -21,8 +21,12 @@ function jsonText<T extends z.ZodType>(shape: T) {
 
 const KeysByName = z.record(z.string(), z.string().min(1))
   .describe('a JSON object of named keys, e.g. {"default":"sb_publishable_..."}');
-const Jwks = z.looseObject({ keys: z.array(z.looseObject({ kty: z.string() })) })
-  .describe('a JWKS document, {"keys":[...]}');
+const Jwk = z.looseObject({ kty: z.string() });
+/** The platform is reported to give a bare array of keys; the CLI gives a JWKS document. */
+const Jwks = z.union([
+  z.looseObject({ keys: z.array(Jwk) }),
+  z.array(Jwk).transform((keys) => ({ keys })),
+]).describe('a JWKS document ({"keys":[...]}) or an array of keys');
 
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
