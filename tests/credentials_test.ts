@@ -56,6 +56,15 @@ test("a session token may live at most a week, as Supabase Auth issues them", as
   equal(failMessage(await call("find-api-client", {}, { token: eightDays }), 401), refusal);
   const undated = await signed({ ...base, exp: now() + 600 });
   equal(failMessage(await call("find-api-client", {}, { token: undated }), 401), refusal);
+  // Dated ten years ahead with an hour of life: refused, not a decade-long session.
+  const ahead = now() + 10 * 365 * 24 * 3600;
+  const future = await signed({ ...base, iat: ahead, exp: ahead + 3600 });
+  equal(
+    failMessage(await call("find-api-client", {}, { token: future }), 401),
+    "Invalid token: it was issued in the future (iat); check the signer's clock",
+  );
+  const skewed = await signed({ ...base, iat: now() + 30, exp: now() + 600 });
+  deepStrictEqual(successData(await call("find-api-client", {}, { token: skewed })), []);
   const week = await signed({ ...base, iat: now(), exp: now() + MAX_SESSION_SECONDS });
   deepStrictEqual(successData(await call("find-api-client", {}, { token: week })), []);
 });
@@ -166,14 +175,20 @@ test("the anon key reads a public character but not a private one, and writes no
 
   const signIn = "The anon key carries no user: sign in to do this";
   equal(failMessage(await asVisitor("create-character", { name: "Nope" }), 401), signIn);
-  equal(
-    failMessage(await asVisitor("update-character", { id: created.id, name: "Renamed" }), 401),
-    signIn,
+  // As the reference answers a signed-out web client: success, no access, nothing written.
+  deepStrictEqual(
+    successData(await asVisitor("update-character", { id: created.id, name: "Renamed" })),
+    { __forbidden: true, reason: "WRITE_DENIED" },
+  );
+  deepStrictEqual(
+    successData(await asVisitor("update-character", { id: hidden.id, name: "Renamed" })),
+    { __forbidden: true, reason: "NOT_VISIBLE" },
   );
   equal(failMessage(await asVisitor("create-content-source", { name: "Nope" }), 401), signIn);
   equal(failMessage(await asVisitor("find-api-client", {}), 401), signIn);
-  const [row] = await adminSql`select name from public.character where id = ${created.id}`;
-  equal(row?.name, "Shown");
+  const rows = await adminSql`select name from public.character
+                              where id in (${created.id}, ${hidden.id}) order by id`;
+  deepStrictEqual(rows.map((r) => r.name), ["Shown", "Hidden"]);
   const [count] = await adminSql`select count(*)::int as n from public.character
                                  where user_id = ${owner.user_id}`;
   equal(count?.n, 2);

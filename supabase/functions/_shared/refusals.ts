@@ -52,6 +52,8 @@ export const refusals = {
       `Invalid token: a session token may live at most ${maxSeconds} seconds (exp - iat)`,
       401,
     ),
+  issuedInFuture: () =>
+    new Fail("Invalid token: it was issued in the future (iat); check the signer's clock", 401),
   serviceRoleToken: () =>
     new Fail(
       "Invalid token: the service role key is not accepted; sign in or send an API key",

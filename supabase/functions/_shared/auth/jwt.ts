@@ -38,6 +38,9 @@ export type VerifiedToken =
  */
 export const MAX_SESSION_SECONDS = 7 * 24 * 3600;
 
+/** How far ahead of this server's clock a token's `iat` may be: Auth's and ours drift a little. */
+export const CLOCK_SKEW_SECONDS = 60;
+
 /** Supabase Auth's `iss` for the project at `SUPABASE_URL`; unchecked when that is not set. */
 export const expectedIssuer: string | null = env.SUPABASE_URL
   ? `${env.SUPABASE_URL.replace(/\/+$/, "")}/auth/v1`
@@ -161,7 +164,15 @@ function checkSessionClaims(payload: Record<string, unknown>, issuer: string | n
   const audiences = typeof claims.aud === "string" ? [claims.aud] : claims.aud ?? [];
   if (!audiences.includes("authenticated")) throw refusals.wrongAudience();
   if (issuer !== null && claims.iss !== issuer) throw refusals.wrongIssuer();
-  if (claims.iat === undefined || claims.exp - claims.iat > MAX_SESSION_SECONDS) {
+  const now = Math.floor(Date.now() / 1000);
+  if (claims.iat !== undefined && claims.iat > now + CLOCK_SKEW_SECONDS) {
+    throw refusals.issuedInFuture();
+  }
+  // Measured from now as well as from iat, so a token dated ahead cannot outlive the cap.
+  if (
+    claims.iat === undefined || claims.exp - claims.iat > MAX_SESSION_SECONDS ||
+    claims.exp - now > MAX_SESSION_SECONDS
+  ) {
     throw refusals.tooLongLived(MAX_SESSION_SECONDS);
   }
   return claims;
