@@ -7,7 +7,18 @@
  */
 import { equal } from "node:assert/strict";
 import { createClient } from "@supabase/supabase-js";
-import { anonKey, call, makeApiKey, makeUser, server, successData, test } from "./_harness.ts";
+import { SignJWT } from "jose";
+import {
+  anonKey,
+  call,
+  failMessage,
+  hosted,
+  makeApiKey,
+  makeUser,
+  server,
+  successData,
+  test,
+} from "./_harness.ts";
 
 test("deployed shape: token → character → find → API key → grant → key reads; signed out finds", async () => {
   const user = await makeUser();
@@ -44,4 +55,35 @@ test("deployed shape: token → character → find → API key → grant → key
   equal(error, null);
   equal(data.status, "success");
   equal(data.data.id, 1);
+});
+
+test("the project's keys: a made-up publishable key and any secret key are refused as bearers", async () => {
+  const madeUp = `sb_publishable_${crypto.randomUUID().replaceAll("-", "").slice(0, 22)}`;
+  equal(
+    failMessage(await call("find-spell", { id: 1 }, { headers: { apikey: madeUp } }), 401),
+    "Invalid token: this publishable key is not one of this project's keys",
+  );
+  const secret = `sb_secret_${crypto.randomUUID().replaceAll("-", "")}`;
+  equal(
+    failMessage(await call("find-spell", { id: 1 }, { token: secret }), 401),
+    "Invalid token: a project secret key is not accepted; sign in or send an API key",
+  );
+  // The real publishable key as the bearer, as supabase-js sends it to the database and Storage.
+  equal(successData(await call("find-spell", { id: 1 }, { token: await anonKey() })).id, 1);
+});
+
+test("a session signed with the legacy HS256 secret still works where the project has one", async () => {
+  const user = await makeUser();
+  const now = Math.floor(Date.now() / 1000);
+  const issuer = hosted ? `${hosted.projectUrl}/auth/v1` : undefined;
+  const token = await new SignJWT({
+    ...(issuer ? { iss: issuer } : {}),
+    sub: user.user_id,
+    role: "authenticated",
+    aud: "authenticated",
+    iat: now,
+    exp: now + 600,
+  }).setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .sign(new TextEncoder().encode(Deno.env.get("JWT_SECRET")!));
+  equal(successData(await call("find-api-client", {}, { token })).length, 0);
 });
