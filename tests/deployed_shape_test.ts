@@ -87,3 +87,30 @@ test("a session signed with the legacy HS256 secret still works where the projec
     .sign(new TextEncoder().encode(Deno.env.get("JWT_SECRET")!));
   equal(successData(await call("find-api-client", {}, { token })).length, 0);
 });
+
+test("the pages build into a static folder that points at the project and holds what it links", async () => {
+  const { buildPages } = await import("../scripts/build_pages.ts");
+  const out = await Deno.makeTempDir({ prefix: "rpgpages-" });
+  try {
+    const projectUrl = server.functionsUrl.replace(/\/functions\/v1$/, "");
+    const files = await buildPages({ projectUrl, publishableKey: await anonKey(), out });
+    const config = JSON.parse(await Deno.readTextFile(`${out}/app-config.json`));
+    equal(config.supabaseUrl, projectUrl);
+    equal(config.supabaseAnonKey, await anonKey());
+    equal(config.localAccounts, false);
+    for (const page of files.filter((f) => f.endsWith(".html"))) {
+      const html = await Deno.readTextFile(`${out}/${page}`);
+      equal(html.includes("<!-- site-header -->"), false, `${page} has its header in place`);
+      for (const [, link] of html.matchAll(/(?:src|href)="(\/[^"#?]+)"/g)) {
+        const target = link!.endsWith("/") ? `${link}index.html` : link!;
+        const exists = files.includes(target.slice(1)) ||
+          files.includes(`${target.slice(1)}/index.html`);
+        equal(exists, true, `${page} links ${link}, which the folder holds`);
+      }
+    }
+    equal(files.includes("openapi.json"), true);
+    equal(files.includes("_headers"), true);
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});

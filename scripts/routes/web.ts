@@ -3,7 +3,6 @@
  * `/app-config.json`, and the browser build of supabase-js from the installed npm package.
  */
 import denoConfig from "../../deno.json" with { type: "json" };
-import { localAnonKey } from "./local_auth.ts";
 
 const webRoot = new URL("../../web/", import.meta.url);
 const projectRoot = new URL("../../", import.meta.url);
@@ -56,7 +55,7 @@ export async function webRoute(req: Request): Promise<Response | null> {
 const SITE_HEADER_SLOT = "<!-- site-header -->";
 
 /** Reads a page, putting the one shared site header (`web/_partials/`) where the page asks for it. */
-async function readPage(url: URL): Promise<string> {
+export async function readPage(url: URL): Promise<string> {
   const [page, header] = await Promise.all([
     Deno.readTextFile(url),
     Deno.readTextFile(new URL("_partials/site_header.html", webRoot)),
@@ -78,7 +77,8 @@ export async function appConfig(requestUrl: URL): Promise<AppConfig> {
   }
   return {
     supabaseUrl: Deno.env.get("APP_URL") ?? requestUrl.origin,
-    supabaseAnonKey: await localAnonKey(),
+    // Loaded here only: it reads the server's configuration, which building the pages does not need.
+    supabaseAnonKey: await (await import("./local_auth.ts")).localAnonKey(),
     localAccounts: true,
   };
 }
@@ -115,7 +115,7 @@ async function resolvePage(pathname: string): Promise<{ url: URL; ext: string } 
 let supabaseBuild: Promise<Uint8Array<ArrayBuffer> | null> | undefined;
 
 /** Reads the UMD build of the pinned supabase-js from node_modules or Deno's npm cache, once. */
-function readSupabaseBrowserBuild(): Promise<Uint8Array<ArrayBuffer> | null> {
+export function readSupabaseBrowserBuild(): Promise<Uint8Array<ArrayBuffer> | null> {
   supabaseBuild ??= (async () => {
     const spec = denoConfig.imports["@supabase/supabase-js"];
     const version = spec.slice(spec.lastIndexOf("@") + 1);
@@ -149,6 +149,19 @@ function wantsHtml(req: Request): boolean {
   return (req.headers.get("accept") ?? "").includes("text/html");
 }
 
+/** The headers every page gets; `apiOrigin` is where its scripts may connect besides itself. */
+export function pageHeaders(apiOrigin: string): Record<string, string> {
+  return {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    // The consent screen must never be framed by another site (clickjacking).
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; " +
+      `img-src 'self' data:; connect-src 'self' ${apiOrigin}; frame-ancestors 'none'; ` +
+      "base-uri 'none'; form-action 'self'",
+  };
+}
+
 /** A response with safe headers; pages may connect only to their own origin and the API's. */
 function respond(
   req: Request,
@@ -163,13 +176,6 @@ function respond(
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
   };
-  if (ext === "html") {
-    // The consent screen must never be framed by another site (clickjacking).
-    headers["X-Frame-Options"] = "DENY";
-    headers["Content-Security-Policy"] =
-      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-      `connect-src 'self' ${apiOrigin}; frame-ancestors 'none'; base-uri 'none'; ` +
-      "form-action 'self'";
-  }
+  if (ext === "html") Object.assign(headers, pageHeaders(apiOrigin));
   return new Response(req.method === "HEAD" ? null : body, { status, headers });
 }
