@@ -17,8 +17,6 @@ Deno.env.set("TRUST_PROXY", "true");
 Deno.env.set("RATE_LIMIT_PREFIX", `test-${crypto.randomUUID()}`);
 // The suite signs in through the local Auth stand-in and runs on the example secrets.
 Deno.env.set("LOCAL_DEVELOPMENT", "1");
-// Every find in the suite runs as one statement on the shared pool (issue 18).
-Deno.env.set("ONE_STATEMENT_READS", "1");
 
 async function freshDatabase(adminUrl: string): Promise<string> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {}, prepare });

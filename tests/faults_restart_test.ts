@@ -66,9 +66,6 @@ Deno.test({
         DATABASE_URL: cluster.url,
         DATABASE_POOL_SIZE: "10",
         LOG_LEVEL: "silent",
-        // The default: one-statement reads are off until the restart fault in docs/hardening.md
-        // ("One-statement reads under a database restart") is understood.
-        ONE_STATEMENT_READS: "0",
       });
       const sql = postgres(cluster.url, { max: 1, onnotice: () => {} });
       const accounts: Account[] = [];

@@ -56,8 +56,6 @@ const RAW_PREPARED = "raw SELECT, prepared";
 const BARE = "bare Deno.serve + prepared SELECT";
 const WRK_API_KEY = "API find-spell by id, API key";
 const WRK_JWT = "API find-spell by id, JWT";
-/** The same endpoint on a second server with one-statement reads on (`read_as`). */
-const ONE_STATEMENT = ", one statement";
 const RAW_UNPREPARED = "raw SELECT, unprepared";
 /** How every success envelope begins (the server writes `status` first). */
 const SUCCESS = '{"status":"success","data":';
@@ -102,8 +100,6 @@ const server = await ServerProcess.start({
   DATABASE_POOL_SIZE: String(POOL_SIZE),
   // One log line per request would be read back by this process, on the same two cores.
   LOG_LEVEL: "silent",
-  // The default: a read is a transaction of one round trip.
-  ONE_STATEMENT_READS: "0",
 }, { denoFlags: args.profile ? [`--inspect=127.0.0.1:${inspectPort}`] : [] });
 const sql = postgres(database.url, { max: POOL_SIZE, onnotice: () => {} });
 let peakRssKb = 0;
@@ -302,16 +298,6 @@ async function againstBare(
     return "no wrk";
   }
   const bareServer = await startBareServer();
-  // The alternative in the same run: a second API server with one-statement reads (`read_as`).
-  const oneStatementServer = await ServerProcess.start({
-    DATABASE_URL: database.url,
-    REDIS_URL: redisUrl,
-    DATABASE_POOL_SIZE: String(POOL_SIZE),
-    LOG_LEVEL: "silent",
-    ONE_STATEMENT_READS: "1",
-  });
-  const half = (list: string[], second: boolean) =>
-    list.slice(second ? list.length / 2 : 0, second ? list.length : list.length / 2);
   const databaseName = new URL(database.url).pathname.slice(1);
   const postgresCpu = () =>
     processesMatching("postgres:", databaseName).reduce((t, pid) => t + cpuSeconds(pid), 0);
@@ -325,24 +311,22 @@ async function againstBare(
       body,
       expected: foundSpell,
     },
-    ...[server, oneStatementServer].flatMap((api, second) => [
-      {
-        label: WRK_API_KEY + (second ? ONE_STATEMENT : ""),
-        pid: api.pid,
-        url: `${api.functionsUrl}/find-spell`,
-        tokens: half(keys, second === 1),
-        body,
-        expected: foundSpell,
-      },
-      {
-        label: WRK_JWT + (second ? ONE_STATEMENT : ""),
-        pid: api.pid,
-        url: `${api.functionsUrl}/find-spell`,
-        tokens: half(jwts, second === 1),
-        body,
-        expected: foundSpell,
-      },
-    ]),
+    {
+      label: WRK_API_KEY,
+      pid: server.pid,
+      url: `${server.functionsUrl}/find-spell`,
+      tokens: keys,
+      body,
+      expected: foundSpell,
+    },
+    {
+      label: WRK_JWT,
+      pid: server.pid,
+      url: `${server.functionsUrl}/find-spell`,
+      tokens: jwts,
+      body,
+      expected: foundSpell,
+    },
   ];
   const runs: { result: LoadResult; pgCpuMs: number; serverCpuMs: number }[] = [];
   try {
@@ -362,7 +346,6 @@ async function againstBare(
     }
   } finally {
     await bareServer.stop();
-    await oneStatementServer.stop();
   }
   return runs;
 }
@@ -510,16 +493,6 @@ function report(
     for (const { result: r } of bare) {
       if (r.label === BARE) continue;
       const ratio = r.rps / baseline.rps;
-      if (r.label.endsWith(ONE_STATEMENT)) {
-        const usual = bare.find((b) => b.result.label === r.label.replace(ONE_STATEMENT, ""));
-        if (usual) {
-          out.push(
-            `${usual.result.label}: one statement / in a transaction ` +
-              `${(r.rps / usual.result.rps).toFixed(2)}x`,
-          );
-        }
-        continue;
-      }
       out.push(
         `${r.label}/bare at c=${bareConcurrency}: ${(ratio * 100).toFixed(0)}% ` +
           `(${r.rps.toFixed(0)} / ${baseline.rps.toFixed(0)} req/s)`,

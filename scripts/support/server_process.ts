@@ -21,8 +21,6 @@ export interface ServerEnv {
   LOCAL_DEVELOPMENT?: "0" | "1" | "unset";
   JWT_SECRET?: string;
   CONTENT_UPDATE_SECRET?: string;
-  /** "0" runs one-statement reads in a transaction, as every other endpoint runs. */
-  ONE_STATEMENT_READS?: "0" | "1";
 }
 
 /** Variables that would change what the subprocess connects to if inherited from this process. */
@@ -42,7 +40,6 @@ const CONTROLLED = [
   "LOCAL_DEVELOPMENT",
   "JWT_SECRET",
   "CONTENT_UPDATE_SECRET",
-  "ONE_STATEMENT_READS",
 ];
 
 /**

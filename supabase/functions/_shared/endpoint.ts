@@ -12,7 +12,6 @@ import {
 import type postgres from "postgres";
 import {
   type Acting,
-  readAs,
   readInTransaction,
   type ReadStatement,
   type Tx,
@@ -82,9 +81,8 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
     ctx: DbHandlerContext<z.output<S>>,
   ) => Promise<z.input<R> | AfterCommit<z.input<R>> | RowStream>;
   /**
-   * For a handler that is one read statement: that statement and how its rows become the result.
-   * With ONE_STATEMENT_READS=1 it is sent as one statement on the shared pool (`readAs`), with no
-   * transaction of its own; otherwise in a transaction as `run` is.
+   * For a handler that is one read statement: that statement and how its rows become the result,
+   * sent with its transaction's opener and COMMIT in one round trip.
    */
   read?: OneRead<S, R>;
 }
@@ -356,9 +354,8 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
 }
 
 /**
- * Runs a one-statement read as its caller: with ONE_STATEMENT_READS=1 as one statement on the
- * shared pool (`readAs`), which opens the request exactly as a transaction does; otherwise in a
- * transaction. An API key's standing is learned from either the same way.
+ * Runs a one-statement read as its caller, in a transaction of one round trip (the COMMIT sent
+ * with it). An API key's standing is learned from it as from any transaction.
  */
 async function runRead<S extends z.ZodType, R extends z.ZodType>(
   spec: DbEndpointSpec<S, R>,
@@ -367,14 +364,13 @@ async function runRead<S extends z.ZodType, R extends z.ZodType>(
   credential: Credential,
 ): Promise<z.input<R>> {
   const statement = read.statement(body);
-  const send = env.ONE_STATEMENT_READS ? readAs : readInTransaction;
   const rows = credential.kind === "api_key"
     ? await learnStanding(
       credential,
       spec.ingress,
-      send({ keyHash: credential.keyHash }, statement),
+      readInTransaction({ keyHash: credential.keyHash }, statement),
     )
-    : await send({ acting: actingFor(credential) }, statement);
+    : await readInTransaction({ acting: actingFor(credential) }, statement);
   return read.result(rows, body);
 }
 

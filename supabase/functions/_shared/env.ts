@@ -76,12 +76,6 @@ const EnvSchema = z.object({
   SUPABASE_SERVICE_ROLE_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["silent", "info"]).default("info"),
   /**
-   * Endpoints that are one read statement send it as one statement on the shared pool (1) or in
-   * a transaction of their own as every other endpoint does (0, the default for now: under a
-   * database restart the shared pool can still answer a transaction a 500; see docs/hardening.md).
-   */
-  ONE_STATEMENT_READS: flag.default(false),
-  /**
    * Local development only: mounts the sign-in stand-in and accepts the published example secrets.
    * `deno task start` turns it on for the embedded database; never set it on a reachable server.
    */
