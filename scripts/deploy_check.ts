@@ -129,8 +129,64 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
 /** Node modules the hosted edge runtime refuses to user functions (its Limits page). */
 const UNAVAILABLE_ON_PLATFORM = new Set(["node:vm", "node:worker_threads", "node:child_process"]);
 
+/** The platform's limit on a bundled function (its Limits page). */
+const MAX_BUNDLE_BYTES = 20 * 1024 * 1024;
+
+/** What each function loads: its modules (project and npm files) and their bytes. */
+const sizes = new Map<string, { modules: number; bytes: number }>();
+
+/**
+ * What a function's bundle holds at most: the bytes of its own modules plus the whole of each npm
+ * package it reaches, as installed (the bundler keeps only what is imported, so this is an upper
+ * bound).
+ */
+async function bundleSize(
+  graph: { modules: ModuleInfo[]; npmPackages?: Record<string, unknown> },
+): Promise<{ modules: number; bytes: number }> {
+  let bytes = 0;
+  let modules = 0;
+  for (const module of graph.modules) {
+    if (typeof module.size === "number") {
+      bytes += module.size;
+      modules++;
+    }
+  }
+  const cache = Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache/deno");
+  for (const id of Object.keys(graph.npmPackages ?? {})) {
+    const plain = id.split("_")[0]!;
+    const at = plain.lastIndexOf("@");
+    const dir = join(cache, "npm", "registry.npmjs.org", plain.slice(0, at), plain.slice(at + 1));
+    const counted = await folderSize(dir);
+    bytes += counted.bytes;
+    modules += counted.files;
+  }
+  return { modules, bytes };
+}
+
+async function folderSize(dir: string): Promise<{ files: number; bytes: number }> {
+  let files = 0;
+  let bytes = 0;
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory) {
+        const inner = await folderSize(path);
+        files += inner.files;
+        bytes += inner.bytes;
+      } else if (entry.isFile) {
+        files++;
+        bytes += (await Deno.stat(path)).size;
+      }
+    }
+  } catch {
+    // not installed there: counted as nothing
+  }
+  return { files, bytes };
+}
+
 interface ModuleInfo {
   specifier: string;
+  size?: number;
   error?: string;
   dependencies?: { code?: { error?: string }; type?: { error?: string } }[];
 }
@@ -158,7 +214,15 @@ async function checkFunction(
     join(folder, entrypoint),
   ]);
   if (info.code !== 0) return [...problems, `deno info failed: ${info.stderr.trim()}`];
-  const graph = JSON.parse(info.stdout) as { modules: ModuleInfo[] };
+  const graph = JSON.parse(info.stdout) as {
+    modules: ModuleInfo[];
+    npmPackages?: Record<string, unknown>;
+  };
+  const size = await bundleSize(graph);
+  sizes.set(name, size);
+  if (size.bytes > MAX_BUNDLE_BYTES) {
+    problems.push(`${(size.bytes / 1048576).toFixed(1)} MB to bundle, over the platform's 20 MB`);
+  }
   for (const module of graph.modules) {
     const errors = [
       module.error,
@@ -249,6 +313,12 @@ if (import.meta.main) {
       console.error(`\n${problems.length} problem(s)`);
       Deno.exitCode = 1;
     } else {
+      const byBytes = [...sizes].sort((a, b) => a[1].bytes - b[1].bytes);
+      for (const entry of [byBytes[0], byBytes.at(-1)]) {
+        if (!entry) continue;
+        const [name, size] = entry;
+        console.log(`${name}: ${size.modules} files, ${(size.bytes / 1048576).toFixed(2)} MB`);
+      }
       console.log(
         `${uploaded} functions resolve and type-check on Deno ${await pinnedDeno(
           "DENO_RUNTIME",

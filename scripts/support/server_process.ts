@@ -7,6 +7,12 @@ const MAX_OUTPUT = 4 * 1024 * 1024;
 export interface ServerEnv {
   /** A real Postgres; omitted: the embedded database in `DATA_DIR`. */
   DATABASE_URL?: string;
+  /** What the hosted platform gives a function, for a start configured as the platform would. */
+  SUPABASE_DB_URL?: string;
+  SUPABASE_URL?: string;
+  SUPABASE_JWKS?: string;
+  SUPABASE_PUBLISHABLE_KEYS?: string;
+  SUPABASE_SECRET_KEYS?: string;
   /** Embedded data folder (required without DATABASE_URL). */
   DATA_DIR?: string;
   REDIS_URL?: string;
@@ -26,6 +32,11 @@ export interface ServerEnv {
 /** Variables that would change what the subprocess connects to if inherited from this process. */
 const CONTROLLED = [
   "DATABASE_URL",
+  "SUPABASE_DB_URL",
+  "SUPABASE_URL",
+  "SUPABASE_JWKS",
+  "SUPABASE_PUBLISHABLE_KEYS",
+  "SUPABASE_SECRET_KEYS",
   "DATA_DIR",
   "REDIS_URL",
   "UPSTASH_REDIS_REST_URL",

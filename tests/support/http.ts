@@ -17,6 +17,8 @@ export interface PostOptions {
   timeoutMs?: number;
   /** A raw body instead of JSON. */
   raw?: BodyInit;
+  /** More headers. */
+  headers?: Record<string, string>;
 }
 
 /** POSTs JSON to `<functionsUrl>/<fn>` and parses the JSON answer. */
@@ -29,6 +31,7 @@ export async function post(
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.ip) headers["x-forwarded-for"] = options.ip;
+  Object.assign(headers, options.headers);
   const started = performance.now();
   const res = await fetch(`${functionsUrl}/${fn}`, {
     method: "POST",
