@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { Id, IdFilter, JsonObject, optionalInput, SaveId, Timestamp, UserId } from "./common.ts";
+import {
+  Id,
+  IdFilter,
+  InstantInput,
+  JsonObject,
+  optionalInput,
+  SaveId,
+  Timestamp,
+  UserId,
+} from "./common.ts";
 
 // A character and the bodies of create-character, find-character and update-character. The
 // free-form objects are the client's business; only their top-level kind is checked here.
@@ -101,7 +110,7 @@ export const FindCharacterResult = z.union([Character, z.array(Character)]).null
  */
 export const UpdateCharacterBody = CharacterPatch.extend({
   id: Id,
-  expected_updated_at: z.iso.datetime({ offset: true }).optional(),
+  expected_updated_at: InstantInput.optional(),
 }).meta({ id: "UpdateCharacterBody" });
 export type UpdateCharacterBody = z.infer<typeof UpdateCharacterBody>;
 

@@ -57,6 +57,15 @@ export const UserId = z.uuid();
 /** An ISO 8601 date-time as the database returns it. */
 export const Timestamp = z.string();
 
+/**
+ * An instant a caller sends, with its offset: ISO 8601 as Postgres reads it, whose offsets reach
+ * ±15:59 (a larger one is its error, not the caller's 500).
+ */
+export const InstantInput = z.iso.datetime({ offset: true }).refine(
+  (text) => !/[+-](1[6-9]|[2-9]\d):?\d\d$/.test(text),
+  "the time-zone offset must be between -15:59 and +15:59",
+);
+
 /** A free-form JSON object. */
 export const JsonObject = z.record(z.string(), z.unknown());
 

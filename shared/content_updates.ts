@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Id, IdFilter, JsonObject, Timestamp, UserId } from "./common.ts";
+import { Id, IdFilter, InstantInput, JsonObject, Timestamp, UserId } from "./common.ts";
 import { ContentType, contentTypes } from "./content_types.ts";
 
 /** What a proposal does to its record. */
@@ -134,8 +134,8 @@ export const FindContentUpdateBody = z.strictObject({
   state: ContentUpdateState.optional(),
   /** `created_at` within [from, to]; from defaults to the epoch, to to now. */
   created: z.strictObject({
-    from: z.iso.datetime({ offset: true }).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
+    from: InstantInput.optional(),
+    to: InstantInput.optional(),
   }).optional(),
 });
 export type FindContentUpdateBody = z.infer<typeof FindContentUpdateBody>;

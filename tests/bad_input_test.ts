@@ -137,13 +137,13 @@ test("find-content-update refuses a filter it does not have instead of listing e
       data: { rank: 5 },
     }, { token }),
   );
-  equal(
+  match(
     failMessage(await call("find-content-update", { name: "nobody has this name" }, { token })),
-    "Unknown field: name",
+    /^Unknown field: name\. Accepted: /,
   );
-  equal(
+  match(
     failMessage(await call("find-content-update", { created: { since: "2020-01-01" } }, { token })),
-    "Unknown field: since",
+    /^Unknown field: since\. Accepted: from, to$/,
   );
   equal(
     successData(await call("find-content-update", { user_id: user.user_id }, { token })).length,
@@ -165,7 +165,7 @@ test("find-character, find-campaign, find-encounter, find-character-access and g
   ];
   for (const [fn, body, key] of cases) {
     const res = await call(fn, body, { token });
-    equal(failMessage(res), `Unknown field: ${key}`, fn);
+    match(failMessage(res), new RegExp(`^Unknown field: ${key}\\. Accepted: `), fn);
     equal(res.body.data.field, "body", fn);
   }
 });

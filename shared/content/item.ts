@@ -14,12 +14,14 @@ import {
   Text,
 } from "./fields.ts";
 
+const Coins = Int.min(0, "a price cannot be negative");
+
 /** An item's price in coins. */
 export const Price = z.looseObject({
-  cp: Int.optional(),
-  sp: Int.optional(),
-  gp: Int.optional(),
-  pp: Int.optional(),
+  cp: Coins.optional(),
+  sp: Coins.optional(),
+  gp: Coins.optional(),
+  pp: Coins.optional(),
 }).meta({ id: "Price" });
 
 /** An item. */

@@ -190,7 +190,7 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       const parsed = spec.body.safeParse(parseJsonBody(text), { reportInput: true });
       if (!parsed.success) {
         await confirmApiKey(credential, spec.ingress); // an unknown key is reported before a bad body
-        throw validationFail(parsed.error);
+        throw validationFail(parsed.error, spec.body);
       }
       const base = { body: parsed.data as z.output<S>, requestId, clientIp };
       let data: unknown;

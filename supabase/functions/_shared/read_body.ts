@@ -120,18 +120,42 @@ export function parseJsonBody(text: string): unknown {
     throw new Fail("Invalid JSON body", 400);
   }
   // JSON can carry NUL only as the escape \u0000, so most bodies skip the walk.
-  const path = text.includes("\\u0000") ? nulPath(parsed) : null;
-  if (path !== null) {
-    // Named readably and briefly, however deep the field or odd its key.
-    const shown = path.slice(0, 8).map((key) => key.replaceAll("\0", "\\u0000"));
-    const field = (shown.join(".") || "body") + (path.length > 8 ? ".…" : "");
+  const nul = text.includes("\\u0000") ? firstPath(parsed, holdsNul) : null;
+  if (nul !== null) {
+    const field = fieldName(nul);
     throw fail(`Invalid value for ${field}: text cannot contain NUL characters`, { field });
+  }
+  // A number past a double's range parses as Infinity, which JSON would store as null; only a
+  // body with a long run of digits or a three-digit exponent can hold one.
+  const huge = TOO_LARGE_FOR_A_DOUBLE.test(text) ? firstPath(parsed, notFinite) : null;
+  if (huge !== null) {
+    const field = fieldName(huge);
+    throw fail(`Invalid value for ${field}: the number is too large`, { field });
   }
   return parsed;
 }
 
-/** The path of the first string or key holding a NUL character, or null when none does. */
-function nulPath(root: unknown): string[] | null {
+const TOO_LARGE_FOR_A_DOUBLE = /\d{300}|[eE]\+?\d{3}/;
+
+function holdsNul(value: unknown, key: string): boolean {
+  return key.includes("\0") || (typeof value === "string" && value.includes("\0"));
+}
+
+function notFinite(value: unknown): boolean {
+  return typeof value === "number" && !Number.isFinite(value);
+}
+
+/** A path named readably and briefly, however deep the field or odd its key. */
+function fieldName(path: string[]): string {
+  const shown = path.slice(0, 8).map((key) => key.replaceAll("\0", "\\u0000"));
+  return (shown.join(".") || "body") + (path.length > 8 ? ".…" : "");
+}
+
+/** The path of the first value (or key) that `matches`, or null when none does. */
+function firstPath(
+  root: unknown,
+  matches: (value: unknown, key: string) => boolean,
+): string[] | null {
   // Iterative with parent links, so a deeply nested body costs neither stack nor path copies.
   type Step = { value: unknown; key: string; parent: Step | null };
   const pathOf = (step: Step | null): string[] => {
@@ -142,13 +166,10 @@ function nulPath(root: unknown): string[] | null {
   const pending: Step[] = [{ value: root, key: "", parent: null }];
   while (pending.length > 0) {
     const step = pending.pop()!;
-    if (typeof step.value === "string") {
-      if (step.value.includes("\0")) return pathOf(step);
-    } else if (typeof step.value === "object" && step.value !== null) {
+    if (matches(step.value, step.key)) return pathOf(step);
+    if (typeof step.value === "object" && step.value !== null) {
       for (const [key, value] of Object.entries(step.value)) {
-        const child = { value, key, parent: step };
-        if (key.includes("\0")) return pathOf(child);
-        pending.push(child);
+        pending.push({ value, key, parent: step });
       }
     }
   }

@@ -3,8 +3,11 @@ import { type Fail, fail } from "./envelope.ts";
 
 type Issue = z.core.$ZodIssue;
 
-/** Turns the first zod issue into a fail naming the field; all issues go along in `data.issues`. */
-export function validationFail(error: z.ZodError): Fail {
+/**
+ * Turns the first zod issue into a fail naming the field; all issues go along in `data.issues`.
+ * With the schema, an unknown field's fail also names the fields accepted there, and the nearest.
+ */
+export function validationFail(error: z.ZodError, schema?: z.ZodType): Fail {
   const issues = error.issues.map((issue) => ({
     field: fieldOf(issue.path),
     message: issue.message,
@@ -19,9 +22,14 @@ export function validationFail(error: z.ZodError): Fail {
     return fail(`Missing required field: ${field}`, { field, issues: issues.slice(0, 20) });
   }
   if (first?.code === "unrecognized_keys") {
-    return fail(`Unknown field: ${first.keys.join(", ")}`, {
+    const accepted = schema ? acceptedKeys(schema, first.path) : [];
+    const nearest = first.keys.map((key) => nearestOf(key, accepted)).filter((k) => k !== null);
+    const hint = accepted.length === 0 ? "" : `. Accepted: ${accepted.join(", ")}` +
+      (nearest.length > 0 ? `; did you mean ${nearest.join(", ")}?` : "");
+    return fail(`Unknown field: ${first.keys.join(", ")}${hint}`, {
       field: fieldOf(first.path),
       issues: issues.slice(0, 20),
+      ...(accepted.length > 0 ? { accepted } : {}),
     });
   }
   const { path, text } = first ? explain(first) : { path: [], text: "invalid input" };
@@ -69,4 +77,47 @@ function kindOf(value: unknown): string {
 
 function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
+/** The keys an object schema accepts at `path` (through optional, nullable and default wrappers). */
+function acceptedKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let at: unknown = schema;
+  for (const key of [...path, null]) {
+    for (let hops = 0; hops < 10; hops++) {
+      const def = (at as { def?: { innerType?: unknown; in?: unknown; type?: string } })?.def;
+      if (def?.innerType) at = def.innerType;
+      else if (def?.type === "pipe" && def.in) at = def.in;
+      else break;
+    }
+    const shape = (at as { shape?: Record<string, unknown> })?.shape;
+    if (!shape || typeof shape !== "object") return [];
+    if (key === null) return Object.keys(shape);
+    at = shape[String(key)];
+  }
+  return [];
+}
+
+/** The accepted key nearest to `key` by edit distance, when it is close (at most 2 edits). */
+function nearestOf(key: string, accepted: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = 3;
+  for (const candidate of accepted) {
+    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2 || a.length > 64 || b.length > 64) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const swap = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + swap);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }

@@ -35,6 +35,8 @@ export class RedisTcp {
   readonly #hostname: string;
   readonly #port: number;
   readonly #password: string | undefined;
+  /** The database number of the URL's path (`redis://host:6379/9`), 0 when it names none. */
+  readonly #database: number;
   /** Upstash's script hashes, mapped to the hashes of the scripts as this server runs them. */
   readonly #localHashes = new Map<string, string>();
 
@@ -43,6 +45,11 @@ export class RedisTcp {
     this.#hostname = parsed.hostname || "127.0.0.1";
     this.#port = Number(parsed.port || 6379);
     this.#password = parsed.password ? decodeURIComponent(parsed.password) : undefined;
+    const database = parsed.pathname.replace(/^\//, "");
+    if (!/^\d{0,5}$/.test(database)) {
+      throw new Error(`REDIS_URL names a database that is not a number: ${database}`);
+    }
+    this.#database = Number(database || 0);
   }
 
   /** Sends one command and resolves with its reply. */
@@ -143,6 +150,7 @@ export class RedisTcp {
     this.#buffer = new Uint8Array(0);
     this.#readLoop(conn);
     if (this.#password) await this.command(["AUTH", this.#password]);
+    if (this.#database !== 0) await this.command(["SELECT", this.#database]);
     return conn;
   }
 

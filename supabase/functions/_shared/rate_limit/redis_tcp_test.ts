@@ -40,3 +40,25 @@ Deno.test({
     redis.close();
   },
 });
+
+Deno.test({
+  name: "RedisTcp writes to the database REDIS_URL names, not database 0",
+  ...opts,
+  fn: async () => {
+    const base = new URL(redisUrl!);
+    base.pathname = "/9";
+    const inNine = new RedisTcp(base.href);
+    base.pathname = "/0";
+    const inZero = new RedisTcp(base.href);
+    const key = `test-db-${crypto.randomUUID()}`;
+    try {
+      await inNine.command(["SET", key, "1", "EX", "60"]);
+      equal(await inNine.command(["GET", key]), "1");
+      equal(await inZero.command(["GET", key]), null);
+    } finally {
+      await inNine.command(["DEL", key]);
+      inNine.close();
+      inZero.close();
+    }
+  },
+});
