@@ -192,7 +192,7 @@ const CASES: Case[] = [
     allowed: ["owner", "gm"],
   },
 
-  // Uploaded files: recorded by a supporter for themselves, never changed.
+  // Uploaded files: recorded only by upload-public-file (private.record_upload), never changed.
   {
     table: "uploaded_file",
     command: "select",
@@ -205,7 +205,7 @@ const CASES: Case[] = [
     sql: () =>
       `insert into public.uploaded_file (bucket, path, content_type, byte_size)
        values ('backgrounds', ${OWN_IMAGE_PATH}, 'image/png', 10)`,
-    allowed: ["owner", "gm", "api_client"],
+    allowed: NOBODY,
   },
   {
     table: "uploaded_file",

@@ -1,6 +1,6 @@
 /** Trust, round 3: the small holes an outsider found (each failed before its fix). */
-import { deepStrictEqual, equal, match } from "node:assert/strict";
-import { call, failMessage, makeUser, successData, test } from "./_harness.ts";
+import { deepStrictEqual, equal, match, rejects } from "node:assert/strict";
+import { adminSql, call, failMessage, makeUser, successData, test } from "./_harness.ts";
 
 test("a number past a double's range is refused, naming the field, never stored as null", async () => {
   const user = await makeUser();
@@ -80,4 +80,20 @@ test("a time-zone offset Postgres cannot take is a fail naming the field, not a 
     ).filter(() => false),
     [],
   );
+});
+
+test("a signed-in user cannot write uploaded_file rows directly (the REST layer's role)", async () => {
+  const user = await makeUser({ tier: 2 });
+  const attempt = adminSql.begin(async (tx) => {
+    await tx`select set_config('request.jwt.claims', ${
+      JSON.stringify({ sub: user.user_id, role: "authenticated" })
+    }, true)`;
+    await tx`set local role authenticated`;
+    await tx`insert into public.uploaded_file (bucket, path, content_type, byte_size)
+      values ('portraits', ${`${user.user_id}/${"a".repeat(64)}.png`}, 'image/png', 10)`;
+  });
+  await rejects(attempt, /permission denied for table uploaded_file/);
+  const [row] = await adminSql<{ n: number }[]>`
+    select count(*)::int as n from public.uploaded_file where user_id = ${user.user_id}`;
+  equal(row?.n, 0);
 });

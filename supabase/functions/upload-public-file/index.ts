@@ -30,9 +30,8 @@ serve(endpoint("upload-public-file", {
     const name = objectName(me.id, body.category, sha256Hex(bytes), declared);
     // The row's insert trigger enforces the tier; the same file again is already recorded.
     await tx`
-      insert into public.uploaded_file (bucket, path, content_type, byte_size)
-      values (${name.bucket}, ${name.path}, ${name.contentType}, ${bytes.byteLength})
-      on conflict (bucket, path) do nothing`;
+      select private.record_upload(
+        ${name.bucket}, ${name.path}, ${name.contentType}, ${bytes.byteLength}::integer)`;
     return { url: await publicFileStore.put(name, bytes) };
   },
 }));
