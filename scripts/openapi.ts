@@ -7,6 +7,7 @@
  * `deno task openapi` writes openapi.json at the repository root; `deno task openapi:check` exits 1
  * when the committed file differs from what the code generates.
  */
+import { honoursIdempotencyKey } from "@shared/idempotency.ts";
 import { z } from "zod";
 import { JSendError, JSendFail, jsendSuccess } from "@shared/jsend.ts";
 import {
@@ -142,6 +143,18 @@ function operation(
     headers: rateLimitHeaderRefs(),
     content: { "application/json": { schema: named.resolve(failRef) } },
   };
+  if (honoursIdempotencyKey(name)) {
+    responses["409"] = {
+      description: "A request with this Idempotency-Key is still being answered: retry shortly",
+      headers: rateLimitHeaderRefs(),
+      content: { "application/json": { schema: named.resolve(failRef) } },
+    };
+    responses["422"] = {
+      description: "This Idempotency-Key was already used with another body or endpoint",
+      headers: rateLimitHeaderRefs(),
+      content: { "application/json": { schema: named.resolve(failRef) } },
+    };
+  }
   responses["429"] = { $ref: "#/components/responses/TooManyRequests" };
   responses["500"] = { $ref: "#/components/responses/InternalError" };
   if (spec.database !== false) {
@@ -152,6 +165,20 @@ function operation(
     summary: spec.summary ?? name,
     description: describeAuth(accepted) + ` The body is at most ${maxBody} bytes.`,
     security: accepted.map((kind) => kind === "none" ? {} : { [securitySchemeOf[kind]]: [] }),
+    ...(honoursIdempotencyKey(name)
+      ? {
+        parameters: [{
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          description: "Makes the write safe to retry: a repeat with the same key and body " +
+            "within 24 hours gets the first answer again (marked `Idempotent-Replayed: true`) " +
+            "without the work being done twice. Scoped to the caller (the user, or an API " +
+            "key's client).",
+          schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
+        }],
+      }
+      : {}),
     requestBody: {
       required: true,
       content: { "application/json": { schema: named.resolve(body) } },

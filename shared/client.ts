@@ -68,6 +68,21 @@ type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
 type BodyArgs<N extends EndpointName> = Record<never, never> extends BodyOf<N> ? [body?: BodyOf<N>]
   : [body: BodyOf<N>];
 
+/** Options of one call. */
+export interface CallOptions {
+  /**
+   * Sent as the `Idempotency-Key` header: a create, update, delete or grant repeated with the same
+   * key (and body) within 24 hours is done once, and the repeat gets the first answer again. Use a
+   * new random key per intended write, and the same one when retrying it.
+   */
+  idempotencyKey?: string;
+}
+
+/** The arguments of `call`: the body as for the endpoint's method, then the call's options. */
+type CallArgs<N extends EndpointName> = Record<never, never> extends BodyOf<N>
+  ? [body?: BodyOf<N>, options?: CallOptions]
+  : [body: BodyOf<N>, options?: CallOptions];
+
 /** One method per endpoint, returning its JSend envelope. */
 export type EndpointMethods = {
   [N in EndpointName as CamelCase<N>]: (...body: BodyArgs<N>) => Promise<JSend<ResultOf<N>>>;
@@ -76,7 +91,7 @@ export type EndpointMethods = {
 /** The client: a method per endpoint, plus `call` for the full reply of any endpoint. */
 export type RpgClient = EndpointMethods & {
   /** Calls an endpoint by function name and returns the envelope with HTTP status and headers. */
-  call<N extends EndpointName>(name: N, ...body: BodyArgs<N>): Promise<Reply<ResultOf<N>>>;
+  call<N extends EndpointName>(name: N, ...args: CallArgs<N>): Promise<Reply<ResultOf<N>>>;
 };
 
 /** Thrown by {@link unwrap} for a JSend `fail` or `error`: carries the envelope. */
@@ -114,10 +129,13 @@ export function createRpgClient(options: RpgClientOptions): RpgClient {
 
   async function call<N extends EndpointName>(
     name: N,
-    ...[body]: BodyArgs<N>
+    ...[body, options]: CallArgs<N>
   ): Promise<Reply<ResultOf<N>>> {
+    const headers: Record<string, string> = options?.idempotencyKey
+      ? { "Idempotency-Key": options.idempotencyKey }
+      : {};
     for (let attempt = 0;; attempt++) {
-      const reply = await invokeOnce<ResultOf<N>>(supabase, name, body ?? {});
+      const reply = await invokeOnce<ResultOf<N>>(supabase, name, body ?? {}, headers);
       if (!retry || reply.httpStatus !== 429 || attempt >= retry.retries) return reply;
       const wait = retryAfterSeconds(reply.headers);
       if (wait === null || wait > retry.maxWaitSeconds) return reply;
@@ -165,9 +183,11 @@ async function invokeOnce<T>(
   supabase: SupabaseClient,
   name: string,
   body: unknown,
+  headers: Record<string, string>,
 ): Promise<Reply<T>> {
   const { data, error, response } = await supabase.functions.invoke(name, {
     body: body as Record<string, unknown>,
+    headers,
   });
   if (error instanceof FunctionsHttpError) {
     const res: Response = error.context;

@@ -35,7 +35,16 @@ import { log } from "./log.ts";
 import { consumeRateLimit, rateLimitHeaders, type WindowResult } from "./rate_limit.ts";
 import { parseJsonBody, readBodyCapped } from "./read_body.ts";
 import { refusals } from "./refusals.ts";
+import { sha256Hex } from "./sha256.ts";
 import { validationFail } from "./validation.ts";
+import {
+  claimKey,
+  idempotencyKeyOf,
+  type IdempotentRequest,
+  rememberAnswer,
+  Replay,
+  REPLAY_HEADER,
+} from "./idempotency.ts";
 import { corsHeaders } from "./cors.ts";
 import { clientAddress } from "./client_address.ts";
 
@@ -198,7 +207,11 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
         await confirmApiKey(credential, spec.ingress);
         data = await spec.run({ ...base, caller: callerOf(credential) });
       } else {
-        data = await runInTransaction(spec, base, credential);
+        const key = idempotencyKeyOf(req, name);
+        const retryable = key === null || !hasUser(credential)
+          ? null
+          : { key, endpoint: name, bodyHash: sha256Hex(text) };
+        data = await runInTransaction(spec, base, credential, retryable);
       }
       if (data instanceof RowStream) {
         const check = (batch: readonly unknown[]) => checkedList(spec.result, batch);
@@ -224,6 +237,11 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
     return response;
   };
   return handler;
+}
+
+/** Whether a request acts for a user (a session, or an API key's client): a key has an owner. */
+function hasUser(credential: Credential): boolean {
+  return credential.kind === "jwt" || credential.kind === "api_key";
 }
 
 function checkedResult(schema: z.ZodType, data: unknown): unknown {
@@ -326,6 +344,7 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   spec: DbEndpointSpec<S, R>,
   base: Omit<HandlerContext<z.output<S>>, "caller">,
   credential: Credential,
+  retryable: IdempotentRequest | null = null,
 ): Promise<unknown> {
   if (spec.read && (spec.read.when?.(base.body) ?? true)) {
     return await runRead(spec, spec.read, base.body, credential);
@@ -334,7 +353,16 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   if (!run) throw new Error("An endpoint without `run` must read every body it takes");
   const caller = callerOf(credential);
   type Outcome = z.input<R> | AfterCommit<z.input<R>> | RowStream;
-  const handle = (tx: Tx): Promise<Outcome> => run({ ...base, caller, tx });
+  const work = (tx: Tx): Promise<Outcome> => run({ ...base, caller, tx });
+  // With an Idempotency-Key, the key is claimed and the answer kept in the same transaction.
+  const handle = retryable === null ? work : async (tx: Tx): Promise<Outcome> => {
+    await claimKey(tx, retryable);
+    const outcome = await work(tx);
+    if (outcome instanceof AfterCommit || outcome instanceof RowStream) return outcome;
+    const checked = checkedResult(spec.result, outcome) as z.input<R>;
+    await rememberAnswer(tx, retryable, 200, successBody(checked));
+    return checked;
+  };
   let outcome: Outcome;
   let acting: Acting;
   if (credential.kind === "api_key") {
@@ -350,7 +378,12 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   }
   if (!(outcome instanceof AfterCommit)) return outcome;
   const same = acting;
-  return await outcome.step({ transaction: (fn) => withRole(same, fn) });
+  const final = await outcome.step({ transaction: (fn) => withRole(same, fn) });
+  if (retryable !== null) {
+    const checked = checkedResult(spec.result, final);
+    await withRole(same, (tx) => rememberAnswer(tx, retryable, 200, successBody(checked)));
+  }
+  return final;
 }
 
 /**
@@ -386,6 +419,9 @@ function answer(
   requestId: string,
   name: string,
 ): Response {
+  if (e instanceof Replay) {
+    return jsonResponse(e.body, e.status, { ...headers, [REPLAY_HEADER]: "true" });
+  }
   const mapped = credential?.kind === "anon" && isPermissionRefusal(e)
     ? refusals.signInRequired()
     : mapDatabaseError(e);

@@ -1,7 +1,7 @@
 import { corsHeaders } from "./cors.ts";
 
 /** HTTP statuses a refusal may carry; every other refusal is HTTP 200, as the spec's catalogue says. */
-export type RefusalStatus = 200 | 400 | 401 | 403 | 405 | 413 | 429;
+export type RefusalStatus = 200 | 400 | 401 | 403 | 405 | 409 | 413 | 422 | 429;
 
 /** A refusal the caller can act on: becomes a JSend `fail`. Thrown by handlers and the pipeline. */
 export class Fail extends Error {

@@ -1,0 +1,21 @@
+/**
+ * Which endpoints take an `Idempotency-Key`: every create, update, delete and grant, except
+ * create-api-client, whose answer holds a key shown once and never stored.
+ */
+const HONOURED = /^(create|update|delete|grant)-/;
+const NEVER: ReadonlySet<string> = new Set(["create-api-client"]);
+
+/** The request header a caller names a retryable write with. */
+export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+/** The response header that marks an answer given again for a repeated key. */
+export const REPLAY_HEADER = "Idempotent-Replayed";
+
+/** Whether `endpoint` keeps its answers for a repeated Idempotency-Key. */
+export function honoursIdempotencyKey(endpoint: string): boolean {
+  return HONOURED.test(endpoint) && !NEVER.has(endpoint);
+}
+
+/** Whether `endpoint` refuses the header outright (rather than ignoring it, as reads do). */
+export function refusesIdempotencyKey(endpoint: string): boolean {
+  return NEVER.has(endpoint);
+}

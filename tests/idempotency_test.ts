@@ -1,0 +1,202 @@
+/**
+ * Safe retries (Idempotency-Key): a repeated write gets the first answer again without the work
+ * being done twice, per caller, for 24 hours; the key is kept in Postgres, in the write's own
+ * transaction.
+ */
+import { deepStrictEqual, equal, match, notEqual } from "node:assert/strict";
+import {
+  adminSql,
+  call,
+  failMessage,
+  makeApiKey,
+  makeUser,
+  randomIp,
+  server,
+  successData,
+  test,
+} from "./_harness.ts";
+import { createRpgClient } from "../shared/client.ts";
+
+const withKey = (key: string) => ({ "Idempotency-Key": key });
+
+async function characterCount(userId: string): Promise<number> {
+  const [row] = await adminSql<{ n: number }[]>`
+    select count(*)::int as n from public.character where user_id = ${userId}`;
+  return row?.n ?? 0;
+}
+
+test("a repeated create gets the first answer again, marked as a replay, and creates once", async () => {
+  const user = await makeUser();
+  const key = crypto.randomUUID();
+  // The first answer is lost: the server finished, the client never read the body.
+  const lost = await fetch(`${server.functionsUrl}/create-character`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${user.access_token}`,
+      "content-type": "application/json",
+      "x-forwarded-for": randomIp(),
+      ...withKey(key),
+    },
+    body: JSON.stringify({ name: "Once" }),
+  });
+  await lost.body?.cancel();
+  equal(lost.status, 200);
+  const again = await call("create-character", { name: "Once" }, {
+    token: user.access_token,
+    headers: withKey(key),
+  });
+  equal(again.headers.get("idempotent-replayed"), "true");
+  const replayed = successData(again);
+  equal(replayed.name, "Once");
+  equal(await characterCount(user.user_id), 1);
+  const third = await call("create-character", { name: "Once" }, {
+    token: user.access_token,
+    headers: withKey(key),
+  });
+  deepStrictEqual(successData(third), replayed);
+  // Without the header, the same body is a new character.
+  successData(await call("create-character", { name: "Once" }, { token: user.access_token }));
+  equal(await characterCount(user.user_id), 2);
+});
+
+test("the same key with another body is refused, naming the header, and writes nothing", async () => {
+  const user = await makeUser();
+  const key = crypto.randomUUID();
+  successData(
+    await call("create-character", { name: "First" }, {
+      token: user.access_token,
+      headers: withKey(key),
+    }),
+  );
+  const other = await call("create-character", { name: "Second" }, {
+    token: user.access_token,
+    headers: withKey(key),
+  });
+  match(failMessage(other, 422), /^Idempotency-Key was already used with another request/);
+  equal(other.body.data.field, "Idempotency-Key");
+  equal(await characterCount(user.user_id), 1);
+});
+
+test("twenty concurrent requests with one key create one character; the cap is untouched", async () => {
+  const user = await makeUser();
+  const key = crypto.randomUUID();
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      call("create-character", { name: "Racer" }, {
+        token: user.access_token,
+        headers: withKey(key),
+      })),
+  );
+  const ids = new Set(answers.map((a) => successData(a).id));
+  equal(ids.size, 1, "every answer names the one character");
+  equal(answers.filter((a) => a.headers.get("idempotent-replayed") === "true").length, 19);
+  equal(await characterCount(user.user_id), 1);
+  // A tier-0 account may hold 6: the other five can still be made.
+  for (let i = 0; i < 5; i++) {
+    successData(
+      await call("create-character", { name: `More ${i}` }, { token: user.access_token }),
+    );
+  }
+  equal(await characterCount(user.user_id), 6);
+});
+
+test("a key older than 24 hours is forgotten: the request is done again", async () => {
+  const user = await makeUser();
+  const key = crypto.randomUUID();
+  const first = successData(
+    await call("create-character", { name: "Old" }, {
+      token: user.access_token,
+      headers: withKey(key),
+    }),
+  );
+  await adminSql`update private.idempotent_request set created_at = now() - interval '25 hours'
+                 where key = ${key}`;
+  const later = await call("create-character", { name: "Old" }, {
+    token: user.access_token,
+    headers: withKey(key),
+  });
+  equal(later.headers.get("idempotent-replayed"), null);
+  notEqual(successData(later).id, first.id);
+  equal(await characterCount(user.user_id), 2);
+});
+
+test("keys are per caller: two users, and a user and their API key, never share an answer", async () => {
+  const [alice, bob] = [await makeUser(), await makeUser()];
+  const key = "shared-key";
+  const a = successData(
+    await call("create-character", { name: "Alice's" }, {
+      token: alice.access_token,
+      headers: withKey(key),
+    }),
+  );
+  const b = await call("create-character", { name: "Alice's" }, {
+    token: bob.access_token,
+    headers: withKey(key),
+  });
+  equal(b.headers.get("idempotent-replayed"), null);
+  notEqual(successData(b).id, a.id);
+  equal(successData(b).user_id, bob.user_id);
+
+  // Alice's API key (granted her character) updates it under the same key string: its own scope.
+  const { clientId, apiKey } = await makeApiKey(alice);
+  successData(
+    await call("grant-character-access", {
+      client_id: clientId,
+      user_id: alice.user_id,
+      character_id: a.id,
+    }, { token: alice.access_token }),
+  );
+  const viaKey = await call("update-character", { id: a.id, level: 2 }, {
+    token: apiKey,
+    headers: withKey(key),
+  });
+  equal(viaKey.headers.get("idempotent-replayed"), null);
+  equal(successData(viaKey)[0].level, 2);
+});
+
+test("a malformed key is a 400; create-api-client refuses the header; reads ignore it", async () => {
+  const user = await makeUser();
+  for (const bad of ["", "x".repeat(256), "naïve"]) {
+    const res = await call("create-character", { name: "Bad key" }, {
+      token: user.access_token,
+      headers: withKey(bad),
+    });
+    match(failMessage(res, 400), /^Invalid Idempotency-Key header/, JSON.stringify(bad));
+  }
+  match(
+    failMessage(
+      await call("create-api-client", { name: "c" }, {
+        token: user.access_token,
+        headers: withKey("k"),
+      }),
+      400,
+    ),
+    /create-api-client does not take Idempotency-Key/,
+  );
+  equal(
+    successData(
+      await call("find-spell", { id: 1 }, { token: user.access_token, headers: withKey("k") }),
+    )
+      .id,
+    1,
+  );
+  equal(await characterCount(user.user_id), 0);
+});
+
+test("browsers may send the header and read the replay marker (CORS)", async () => {
+  const res = await fetch(`${server.functionsUrl}/create-character`, { method: "OPTIONS" });
+  await res.body?.cancel();
+  match(res.headers.get("access-control-allow-headers") ?? "", /idempotency-key/);
+  match(res.headers.get("access-control-expose-headers") ?? "", /Idempotent-Replayed/);
+});
+
+test("the typed client sends the key through supabase-js's functions.invoke", async () => {
+  const user = await makeUser();
+  const client = createRpgClient({ url: server.appUrl, token: user.access_token });
+  const key = crypto.randomUUID();
+  const first = await client.call("create-character", { name: "Typed" }, { idempotencyKey: key });
+  const again = await client.call("create-character", { name: "Typed" }, { idempotencyKey: key });
+  equal(again.headers.get("idempotent-replayed"), "true");
+  deepStrictEqual(again.body, first.body);
+  equal(await characterCount(user.user_id), 1);
+});
