@@ -1,5 +1,14 @@
 const root = new URL("../", import.meta.url);
 
+/** Variables only the local server reads (the functions' own are in `_shared/env.ts`). */
+export const LOCAL_SERVER_VARIABLES: readonly string[] = [
+  "PORT",
+  "WORKERS",
+  "MAX_CONNECTIONS",
+  "WEB_SUPABASE_URL",
+  "WEB_SUPABASE_ANON_KEY",
+];
+
 /**
  * Fills the process environment from `.env` without overriding anything already set, and decides
  * whether this is local development: `LOCAL_DEVELOPMENT` as given, else on when no `DATABASE_URL`

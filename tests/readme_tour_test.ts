@@ -88,7 +88,7 @@ function lines(text: string): string[] {
 }
 
 /** Runs the steps in one bash session and returns each step's standard output. */
-async function runTour(steps: Step[]): Promise<string[]> {
+async function runTour(steps: Step[], file: string): Promise<string[]> {
   const marker = `@@tour-step-${crypto.randomUUID()}@@`;
   const script = ["set -euo pipefail"];
   steps.forEach((step, i) => {
@@ -115,7 +115,7 @@ async function runTour(steps: Step[]): Promise<string[]> {
   if (code !== 0) {
     const failed = steps[parts.length - 1];
     throw new Error(
-      `Tour step at README.md:${failed?.line} exited ${code}\n` +
+      `Tour step at ${file}:${failed?.line} exited ${code}\n` +
         `stdout:\n${parts.at(-1) ?? out}\nstderr:\n${
           new TextDecoder().decode(stderr).slice(-3000)
         }`,
@@ -124,23 +124,22 @@ async function runTour(steps: Step[]): Promise<string[]> {
   return parts;
 }
 
-const steps = tourSteps(await Deno.readTextFile(new URL("../README.md", import.meta.url)));
-
-test("readme tour: every command has its output shown and the tour covers the walk", () => {
-  ok(steps.length >= 6, "the tour has its steps");
-  for (const step of steps) ok(step.expected, `README.md:${step.line} shows the command's output`);
-  const all = steps.map((s) => s.command).join("\n");
-  for (
-    const part of [
+/** The tours: the README's short one and the full one, each run on its own fresh account. */
+const TOURS = [
+  { file: "README.md", parts: ["dev:user", "/create-api-client", "/find-spell"] },
+  {
+    file: "docs/tour.md",
+    parts: [
       "dev:user",
       "/create-api-client",
       "/find-spell",
       "/create-content-source",
       "/create-item",
       "/search-data",
-    ]
-  ) ok(all.includes(part), `the tour uses ${part}`);
-});
+      "Idempotency-Key",
+    ],
+  },
+];
 
 test("readme tour: jsonDifferences() accepts new ids, keys and times, and nothing else", () => {
   const shown = { status: "success", data: { id: 3, user_id: crypto.randomUUID(), rank: 2 } };
@@ -157,32 +156,44 @@ test("readme tour: jsonDifferences() accepts new ids, keys and times, and nothin
   equal(jsonDifferences(["a", "b"], ["b", "a"]).length, 2);
 });
 
-test("readme tour: the commands run against the server and print what the README shows", async () => {
-  const outputs = await runTour(steps);
-  equal(outputs.length, steps.length);
-  const problems: string[] = [];
-  steps.forEach((step, i) => {
-    const real = outputs[i] ?? "";
-    const expected = step.expected;
-    if (!expected) return;
-    if (expected.kind === "text") {
-      const shown = lines(expected.text);
-      const got = lines(real);
-      if (JSON.stringify(shown) !== JSON.stringify(got)) {
-        problems.push(`README.md:${step.line}: shown\n${shown.join("\n")}\ngot\n${got.join("\n")}`);
-      }
-      return;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(real);
-    } catch {
-      problems.push(`README.md:${step.line}: output is not JSON:\n${real}`);
-      return;
-    }
-    for (const d of jsonDifferences(JSON.parse(expected.text), parsed)) {
-      problems.push(`README.md:${step.line}: ${d}`);
-    }
+for (const tour of TOURS) {
+  const steps = tourSteps(await Deno.readTextFile(new URL(`../${tour.file}`, import.meta.url)));
+
+  test(`${tour.file} tour: every command has its output shown and the tour covers its walk`, () => {
+    ok(steps.length >= 3, "the tour has its steps");
+    for (const step of steps) ok(step.expected, `${tour.file}:${step.line} shows its output`);
+    const all = steps.map((s) => s.command).join("\n");
+    for (const part of tour.parts) ok(all.includes(part), `the tour uses ${part}`);
   });
-  deepStrictEqual(problems, []);
-});
+
+  test(`${tour.file} tour: the commands run against the server and print what it shows`, async () => {
+    const outputs = await runTour(steps, tour.file);
+    equal(outputs.length, steps.length);
+    const problems: string[] = [];
+    steps.forEach((step, i) => {
+      const real = outputs[i] ?? "";
+      const expected = step.expected;
+      if (!expected) return;
+      const at = `${tour.file}:${step.line}`;
+      if (expected.kind === "text") {
+        const shown = lines(expected.text);
+        const got = lines(real);
+        if (JSON.stringify(shown) !== JSON.stringify(got)) {
+          problems.push(`${at}: shown\n${shown.join("\n")}\ngot\n${got.join("\n")}`);
+        }
+        return;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(real);
+      } catch {
+        problems.push(`${at}: output is not JSON:\n${real}`);
+        return;
+      }
+      for (const d of jsonDifferences(JSON.parse(expected.text), parsed)) {
+        problems.push(`${at}: ${d}`);
+      }
+    });
+    deepStrictEqual(problems, []);
+  });
+}

@@ -97,6 +97,10 @@ export const PUBLISHED_EXAMPLE_SECRETS: Readonly<Record<string, string>> = {
   CONTENT_UPDATE_SECRET: "local-moderation-secret-change-me",
 };
 
+/** Every variable a deployment may set (the local server's own are in scripts/env_file.ts). */
+export const CONFIGURATION_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape)
+  .filter((name) => name !== "DATABASE_EMBEDDED"); // set by the local server itself
+
 /** The validated environment of a function, read once at start-up. */
 export type Env = z.infer<typeof EnvSchema>;
 
