@@ -1,7 +1,7 @@
 /**
  * The contract as data: every endpoint of the API by function name, with the credentials it
  * accepts, its body and result schemas, its summary and its body cap. The typed client
- * (`shared/client.ts`), the OpenAPI document (`scripts/openapi.ts`) and the functions
+ * (`shared/client.ts`), the OpenAPI document (`scripts/tools/openapi.ts`) and the functions
  * (`endpoint(name, ...)` in `supabase/functions/_shared/endpoint.ts`) all read this table; a
  * function folder adds only what is server-side. The find and create endpoints of content are
  * derived from the registry of content types (`shared/content_types.ts`).

@@ -5,11 +5,11 @@
  */
 import postgres from "postgres";
 import { SignJWT } from "jose";
-import { type RunningServer, startServer } from "../scripts/server.ts";
+import { type RunningServer, startServer } from "../scripts/server/server.ts";
 import { type HostedEmulation, startHostedEmulation } from "../scripts/hosted/emulation.ts";
 import { randomIp } from "./support/http.ts";
 import { prepare } from "../scripts/support/fresh_database.ts";
-import { loadEnvFile } from "../scripts/env_file.ts";
+import { loadEnvFile } from "../scripts/server/env_file.ts";
 
 Deno.env.set("LOG_LEVEL", Deno.env.get("TEST_LOG_LEVEL") ?? "silent");
 // Tests pick their client address through X-Forwarded-For so per-IP budgets stay independent.
@@ -183,7 +183,7 @@ export interface TestUser {
 export async function makeUser(
   options: { tier?: number; admin?: boolean } = {},
 ): Promise<TestUser> {
-  const { upsertDevUser } = await import("../scripts/dev_user.ts");
+  const { upsertDevUser } = await import("../scripts/tools/dev_user.ts");
   const email = `user-${crypto.randomUUID()}@example.test`;
   const user = await upsertDevUser(adminSql, {
     email,

@@ -9,7 +9,7 @@ import {
   type RpgClient,
   unwrap,
 } from "@shared/client.ts";
-import { listFunctionNames } from "../scripts/server.ts";
+import { listFunctionNames } from "../scripts/server/server.ts";
 import { loadFunction } from "../supabase/functions/_shared/serve.ts";
 
 const functionsDir = new URL("../supabase/functions/", import.meta.url);

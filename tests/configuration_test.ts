@@ -4,7 +4,7 @@
  */
 import { deepStrictEqual } from "node:assert/strict";
 import { CONFIGURATION_VARIABLES } from "../supabase/functions/_shared/env.ts";
-import { LOCAL_SERVER_VARIABLES } from "../scripts/env_file.ts";
+import { LOCAL_SERVER_VARIABLES } from "../scripts/server/env_file.ts";
 import { test } from "./_harness.ts";
 
 const known = [...new Set([...CONFIGURATION_VARIABLES, ...LOCAL_SERVER_VARIABLES])].sort();

@@ -89,7 +89,7 @@ test("a session signed with the legacy HS256 secret still works where the projec
 });
 
 test("the pages build into a static folder that points at the project and holds what it links", async () => {
-  const { buildPages } = await import("../scripts/build_pages.ts");
+  const { buildPages } = await import("../scripts/tools/build_pages.ts");
   const out = await Deno.makeTempDir({ prefix: "rpgpages-" });
   try {
     const projectUrl = server.functionsUrl.replace(/\/functions\/v1$/, "");

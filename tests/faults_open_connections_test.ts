@@ -7,14 +7,14 @@
  */
 import { equal, ok } from "node:assert/strict";
 import { flood, stalledUploadHead } from "../scripts/bench/connections.ts";
-import { raiseOpenFileLimit } from "../scripts/file_limit.ts";
+import { raiseOpenFileLimit } from "../scripts/server/file_limit.ts";
 import { createAccount, tokenFor } from "../scripts/support/accounts.ts";
 import { post, randomIp } from "./support/http.ts";
 import { ServerProcess } from "../scripts/support/server_process.ts";
 import { defaultTestDatabase } from "./support/test_database.ts";
 
 const enabled = Deno.env.get("RUN_CLUSTER_FAULTS") === "1" && Deno.build.os === "linux";
-/** The idle timeout (IDLE_TIMEOUT_MS in scripts/connection_front.ts), the body deadline and margin. */
+/** The idle timeout (IDLE_TIMEOUT_MS in scripts/server/connection_front.ts), the body deadline and margin. */
 const WAIT_MS = 40_000;
 /** A bound on what the floods may add to the server's memory (stalled uploads added 746 MB). */
 const GROWTH_MB = 200;

@@ -19,7 +19,7 @@ const CLIENTS = 32;
 const OUTAGE_MS = 8_000;
 /** A request unanswered after this long counts as hung (the bug left them hanging for minutes). */
 const HUNG_MS = 20_000;
-/** The server's drain timeout (DRAIN_TIMEOUT_MS in scripts/server.ts) and a margin to exit. */
+/** The server's drain timeout (DRAIN_TIMEOUT_MS in scripts/server/server.ts) and a margin to exit. */
 const DRAIN_MS = 25_000;
 
 interface Tally {

@@ -10,7 +10,7 @@
  */
 import fc from "fast-check";
 import { equal, ok } from "node:assert/strict";
-import { listFunctionNames } from "../scripts/server.ts";
+import { listFunctionNames } from "../scripts/server/server.ts";
 import {
   adminSql,
   call,

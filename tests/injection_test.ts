@@ -3,7 +3,7 @@
  * (the `name` of every find endpoint, the text fields of search-data) are plain text to match.
  */
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
-import { listFunctionNames } from "../scripts/server.ts";
+import { listFunctionNames } from "../scripts/server/server.ts";
 import {
   adminSql,
   call,

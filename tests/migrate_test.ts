@@ -1,8 +1,8 @@
-// scripts/migrate.ts on a database built before later migration files were folded into the
+// scripts/server/migrate.ts on a database built before later migration files were folded into the
 // baselines: it must refuse it with a message that says how to start again, not half-apply.
 import { equal, match, rejects } from "node:assert/strict";
 import postgres from "postgres";
-import { listMigrations, migrate } from "../scripts/migrate.ts";
+import { listMigrations, migrate } from "../scripts/server/migrate.ts";
 import { freshDatabase } from "../scripts/support/fresh_database.ts";
 import { realPostgresUrl } from "./support/test_database.ts";
 

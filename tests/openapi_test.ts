@@ -6,7 +6,7 @@ import {
   endpointSpecs,
   type Json,
   renderOpenApiDocument,
-} from "../scripts/openapi.ts";
+} from "../scripts/tools/openapi.ts";
 import {
   call,
   type CallResult,

@@ -4,7 +4,7 @@
  * as its role (`set local role` and `request.jwt.claims`, as PostgREST does) inside a savepoint
  * that is always rolled back, within one transaction that is rolled back too, so nothing persists.
  *
- * The harness database is built with Supabase's default grants (scripts/local_bootstrap.sql
+ * The harness database is built with Supabase's default grants (scripts/server/local_bootstrap.sql
  * grants everything in `public` to anon, authenticated and service_role, as hosted projects
  * created before mid-2026 do), so this proves the baselines revoke them before granting exactly
  * what is needed.

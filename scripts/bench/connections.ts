@@ -11,7 +11,7 @@
  * `prlimit --nofile=1024:1024 -- deno task start`. This process raises its own limit first.
  */
 import { parseArgs } from "node:util";
-import { raiseOpenFileLimit } from "../file_limit.ts";
+import { raiseOpenFileLimit } from "../server/file_limit.ts";
 
 /** How one hostile connection ended. */
 export type Outcome = "refused" | "answered" | "closed" | "failed" | "open";

@@ -349,7 +349,7 @@ async function main(): Promise<void> {
   Deno.env.set("RATE_LIMIT_PREFIX", `bench-${crypto.randomUUID()}`);
   // A benchmark server is a local one: it signs its own tokens with the example secret.
   Deno.env.set("LOCAL_DEVELOPMENT", "1");
-  const { startServer } = await import("../server.ts");
+  const { startServer } = await import("../server/server.ts");
   let server: Awaited<ReturnType<typeof startServer>> | null = null;
   try {
     server = await startServer({ port: 0, dataDir: null });

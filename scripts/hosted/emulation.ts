@@ -1,6 +1,6 @@
 import postgres from "postgres";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
-import { migrate } from "../migrate.ts";
+import { migrate } from "../server/migrate.ts";
 import { runtimeDeno, runtimeDenoEnv } from "../support/deno_runtime.ts";
 import { PgBouncer } from "../support/pgbouncer.ts";
 import { PostgresCluster } from "../support/postgres_cluster.ts";

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
-import { loadEnvFile } from "../env_file.ts";
-import { upsertDevUser } from "../dev_user.ts";
+import { loadEnvFile } from "../server/env_file.ts";
+import { upsertDevUser } from "../tools/dev_user.ts";
 import { sha256Hex } from "../../supabase/functions/_shared/sha256.ts";
 
 // The JWT module validates the environment when it loads: fill it from .env first, as the server

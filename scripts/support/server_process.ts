@@ -54,7 +54,7 @@ const CONTROLLED = [
 ];
 
 /**
- * `deno run -A scripts/start.ts` as a subprocess on a free port, for tests that must kill or
+ * `deno run -A scripts/server/start.ts` as a subprocess on a free port, for tests that must kill or
  * signal the server, or cut its dependencies. Its output is collected for log assertions.
  */
 export class ServerProcess {
@@ -99,7 +99,7 @@ export class ServerProcess {
       // Several workers share the port through SO_REUSEPORT, an unstable API in Deno 2.
       "--unstable-net",
       ...(options.denoFlags ?? []),
-      "scripts/start.ts",
+      "scripts/server/start.ts",
     ];
     // `prlimit` execs the server in place, so the process id stays the server's.
     const argv = options.openFiles

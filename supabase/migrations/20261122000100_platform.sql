@@ -13,7 +13,7 @@
 -- column grant of these baselines meaningless: a signed-in user could set their own is_admin. All
 -- of it is taken back first, for objects that exist and for objects created from here on (by the
 -- role running the migrations, in `public` and everywhere); each baseline's grants section then
--- grants exactly what is needed. scripts/local_bootstrap.sql reproduces those defaults locally.
+-- grants exactly what is needed. scripts/server/local_bootstrap.sql reproduces those defaults locally.
 revoke all on all tables in schema public from anon, authenticated, service_role;
 revoke all on all sequences in schema public from anon, authenticated, service_role;
 revoke all on all functions in schema public from anon, authenticated, service_role;

@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import { runningEmbedded } from "../../scripts/database.ts";
+import { runningEmbedded } from "../../scripts/server/database.ts";
 import { freshDatabase, prepare } from "../../scripts/support/fresh_database.ts";
 import { type ServerEnv, ServerProcess } from "../../scripts/support/server_process.ts";
 
@@ -116,7 +116,7 @@ async function schemaHash(): Promise<string> {
     if (entry.name.endsWith(".sql")) files.push(`supabase/migrations/${entry.name}`);
   }
   files.sort();
-  files.push("scripts/local_bootstrap.sql", "supabase/seed.sql", "deno.json");
+  files.push("scripts/server/local_bootstrap.sql", "supabase/seed.sql", "deno.json");
   let text = "";
   for (const file of files) {
     text += `${file}\n${await Deno.readTextFile(new URL(file, root)).catch(() => "")}\n`;

@@ -97,7 +97,7 @@ export const PUBLISHED_EXAMPLE_SECRETS: Readonly<Record<string, string>> = {
   CONTENT_UPDATE_SECRET: "local-moderation-secret-change-me",
 };
 
-/** Every variable a deployment may set (the local server's own are in scripts/env_file.ts). */
+/** Every variable a deployment may set (the local server's own are in scripts/server/env_file.ts). */
 export const CONFIGURATION_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape)
   .filter((name) => name !== "DATABASE_EMBEDDED"); // set by the local server itself
 

@@ -4,7 +4,7 @@
 // before its later files were folded into the baselines, and no difference at all is allowed;
 // `--base` names another git ref, such as the old 23-file chain (LAST_OLD_CHAIN_COMMIT), which
 // brings its own allowlist of the differences intended since. Three fresh databases:
-//   base:   the migrations of the git ref, on that ref's scripts/local_bootstrap.sql;
+//   base:   the migrations of the git ref, on that ref's scripts/server/local_bootstrap.sql;
 //   head:   the current baselines, on the same bootstrap as base;
 //   hosted: the current baselines, on the current bootstrap, which reproduces the default grants
 //           of hosted projects (skipped when both bootstraps are the same text).
@@ -33,7 +33,7 @@ export const LAST_OLD_CHAIN_COMMIT = "abe39ede0918f83ff39059c5626324fb27065fcb";
  */
 export const LAST_UNFOLDED_COMMIT = "15312f31cdf736e7caac7acbe79117956303f580";
 
-const root = new URL("../", import.meta.url);
+const root = new URL("../../", import.meta.url);
 
 /** A difference that is intended: its section matches and its line matches the pattern. */
 interface Allowance {
@@ -446,8 +446,12 @@ if (import.meta.main) {
     args.embedded ? embeddedTarget() : postgresTarget(serverUrl, label);
   const baseFiles = await migrationsAt(baseRef);
   const headFiles = await currentMigrations();
-  const baseBootstrap = await git(["show", `${baseRef}:scripts/local_bootstrap.sql`]);
-  const hostedBootstrap = await Deno.readTextFile(new URL("scripts/local_bootstrap.sql", root));
+  // The bootstrap moved to scripts/server/ after the refs this compares against were made.
+  const baseBootstrap = await git(["show", `${baseRef}:scripts/server/local_bootstrap.sql`])
+    .catch(() => git(["show", `${baseRef}:scripts/local_bootstrap.sql`]));
+  const hostedBootstrap = await Deno.readTextFile(
+    new URL("scripts/server/local_bootstrap.sql", root),
+  );
   const where = args.embedded ? "embedded PGlite" : "Postgres";
 
   const base = await catalogOf(open("base"), baseBootstrap, baseFiles);

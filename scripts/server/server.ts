@@ -5,7 +5,7 @@ import { connectionCap, ConnectionFront, type Relay } from "./connection_front.t
 import { openFileLimit } from "./file_limit.ts";
 import { migrate } from "./migrate.ts";
 
-const root = new URL("../", import.meta.url);
+const root = new URL("../../", import.meta.url);
 const functionsDir = new URL("supabase/functions/", root);
 
 /** Options for the local server. */
@@ -126,9 +126,9 @@ export async function serveFunctions(
   options: { port: number; worker?: number },
 ): Promise<ServedFunctions> {
   // Function modules read the environment when they load, so they are imported only now.
-  const { loadFunction } = await import("../supabase/functions/_shared/serve.ts");
-  const { endPools, sql } = await import("../supabase/functions/_shared/db.ts");
-  const { ConfigurationError } = await import("../supabase/functions/_shared/env.ts");
+  const { loadFunction } = await import("../../supabase/functions/_shared/serve.ts");
+  const { endPools, sql } = await import("../../supabase/functions/_shared/db.ts");
+  const { ConfigurationError } = await import("../../supabase/functions/_shared/env.ts");
   // Requests log in as api_authenticator: a start that cannot says why, instead of a 503 a call.
   await sql`select 1`.catch((error) => {
     throw new ConfigurationError(

@@ -10,15 +10,15 @@
 import { parseArgs } from "node:util";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AppConfig } from "./routes/web.ts";
+import type { AppConfig } from "../server/routes/web.ts";
 import {
   pageHeaders,
   readPage,
   readSupabaseBrowserBuild,
   SUPABASE_BROWSER_PATH,
-} from "./routes/web.ts";
+} from "../server/routes/web.ts";
 
-const root = new URL("../", import.meta.url);
+const root = new URL("../../", import.meta.url);
 const USAGE =
   "Usage: deno task build:pages --url <project URL> --key <publishable key> [--out DIR]";
 

@@ -1,5 +1,5 @@
 /**
- * `deno task start`: the local server (scripts/local_server.ts). A configuration it cannot start
+ * `deno task start`: the local server (scripts/server/local_server.ts). A configuration it cannot start
  * with is printed as its one-line reason, without a stack trace, and the start exits with 1.
  */
 try {

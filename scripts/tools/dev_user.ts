@@ -1,8 +1,8 @@
 import postgres from "postgres";
 import { parseArgs } from "node:util";
-import { openEmbedded, runningEmbedded } from "./database.ts";
-import { loadEnvFile } from "./env_file.ts";
-import { migrate } from "./migrate.ts";
+import { openEmbedded, runningEmbedded } from "../server/database.ts";
+import { loadEnvFile } from "../server/env_file.ts";
+import { migrate } from "../server/migrate.ts";
 
 const USAGE = "Usage: deno task dev:user --email E [--tier N] [--admin]";
 
@@ -39,7 +39,7 @@ export async function upsertDevUser(
   const last = (rows as unknown as { user_id: string }[][]).at(-1)?.[0];
   if (!last) throw new Error("The account could not be created");
   const signer = sign ??
-    (await import("../supabase/functions/_shared/auth/jwt.ts")).signLocalAccessToken;
+    (await import("../../supabase/functions/_shared/auth/jwt.ts")).signLocalAccessToken;
   return { user_id: last.user_id, access_token: await signer(last.user_id, input.email) };
 }
 

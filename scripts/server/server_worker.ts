@@ -1,5 +1,5 @@
 /**
- * One of several server workers (`WORKERS`), started by `scripts/start.ts` as a Deno Worker after
+ * One of several server workers (`WORKERS`), started by `scripts/server/start.ts` as a Deno Worker after
  * the database is migrated. It serves every function on the shared port, tells the start when it
  * listens, and drains when told to stop.
  */

@@ -1,4 +1,4 @@
-import { endpointSpecs, renderOpenApiDocument } from "../openapi.ts";
+import { endpointSpecs, renderOpenApiDocument } from "../../tools/openapi.ts";
 
 const headers = {
   "Access-Control-Allow-Origin": "*",

@@ -1,4 +1,4 @@
-import { env } from "../supabase/functions/_shared/env.ts";
+import { env } from "../../supabase/functions/_shared/env.ts";
 import { localAuthRoute } from "./routes/local_auth.ts";
 import { openapiRoute } from "./routes/openapi.ts";
 import { storageRoute } from "./routes/storage.ts";

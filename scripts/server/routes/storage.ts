@@ -1,5 +1,5 @@
-import { localObjectPath } from "../../supabase/functions/_shared/storage/local_store.ts";
-import { parseObjectName } from "../../supabase/functions/_shared/storage/object_name.ts";
+import { localObjectPath } from "../../../supabase/functions/_shared/storage/local_store.ts";
+import { parseObjectName } from "../../../supabase/functions/_shared/storage/object_name.ts";
 
 const PREFIX = "/storage/v1/object/public/";
 

@@ -27,7 +27,7 @@ export type EndpointSpecs = ReadonlyMap<string, EndpointContract>;
 /** Where the local server answers; `{base_url}` of the interface. */
 export const LOCAL_BASE_URL = "http://127.0.0.1:54321/functions/v1";
 
-const documentPath = new URL("../openapi.json", import.meta.url);
+const documentPath = new URL("../../openapi.json", import.meta.url);
 
 const securitySchemeOf: Readonly<Record<Exclude<AuthKind, "none">, string>> = {
   api_key: "apiKey",

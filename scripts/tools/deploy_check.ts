@@ -12,9 +12,9 @@
 //   deno task deploy:check
 import { dirname, join, normalize, relative, sep as SEPARATOR } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
-import { pinnedDeno, runtimeDeno, runtimeDenoEnv } from "./support/deno_runtime.ts";
+import { pinnedDeno, runtimeDeno, runtimeDenoEnv } from "../support/deno_runtime.ts";
 
-const root = fromFileUrl(new URL("../", import.meta.url));
+const root = fromFileUrl(new URL("../../", import.meta.url));
 const functionsDir = join(root, "supabase", "functions");
 /** The import map every function deploys with, as config.toml names it (relative to supabase/). */
 export const IMPORT_MAP = "./functions/import_map.json";

@@ -2,10 +2,10 @@
  * Serves the web app (the static files under `web/`) at the app origin, its configuration at
  * `/app-config.json`, and the browser build of supabase-js from the installed npm package.
  */
-import denoConfig from "../../deno.json" with { type: "json" };
+import denoConfig from "../../../deno.json" with { type: "json" };
 
-const webRoot = new URL("../../web/", import.meta.url);
-const projectRoot = new URL("../../", import.meta.url);
+const webRoot = new URL("../../../web/", import.meta.url);
+const projectRoot = new URL("../../../", import.meta.url);
 
 /** Where the pages find supabase-js: the package's self-contained browser (UMD) build. */
 export const SUPABASE_BROWSER_PATH = "/assets/vendor/supabase.js";

@@ -1,4 +1,4 @@
-import { loadEnvFile } from "./env_file.ts";
+import { loadEnvFile } from "../server/env_file.ts";
 
 /**
  * Prints the local project's anon key: a JWT with role `anon`, signed with JWT_SECRET and
@@ -7,6 +7,6 @@ import { loadEnvFile } from "./env_file.ts";
  */
 if (import.meta.main) {
   await loadEnvFile();
-  const { signLocalAnonKey } = await import("../supabase/functions/_shared/auth/jwt.ts");
+  const { signLocalAnonKey } = await import("../../supabase/functions/_shared/auth/jwt.ts");
   console.log(await signLocalAnonKey());
 }

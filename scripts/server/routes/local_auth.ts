@@ -8,14 +8,14 @@
  * any non-empty password; local accounts have no passwords.
  */
 import { z } from "zod";
-import { upsertDevUser } from "../dev_user.ts";
+import { upsertDevUser } from "../../tools/dev_user.ts";
 import {
   signLocalAccessToken,
   signLocalAnonKey,
   verifyAccessToken,
-} from "../../supabase/functions/_shared/auth/jwt.ts";
-import { ownerSql } from "../../supabase/functions/_shared/db.ts";
-import { Fail } from "../../supabase/functions/_shared/envelope.ts";
+} from "../../../supabase/functions/_shared/auth/jwt.ts";
+import { ownerSql } from "../../../supabase/functions/_shared/db.ts";
+import { Fail } from "../../../supabase/functions/_shared/envelope.ts";
 
 const PREFIX = "/auth/v1/";
 const ACCESS_TOKEN_SECONDS = 3600;

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
-import { sha256Hex } from "../supabase/functions/_shared/sha256.ts";
+import { sha256Hex } from "../../supabase/functions/_shared/sha256.ts";
 
-const root = new URL("../", import.meta.url);
+const root = new URL("../../", import.meta.url);
 const migrationsDir = new URL("supabase/migrations/", root);
 const MIGRATION_NAME = /^(\d{14})_([a-z0-9_]+)\.sql$/;
 
@@ -59,7 +59,7 @@ export async function migrate(sql: postgres.Sql, options: { seed: boolean }): Pr
       { has_auth: boolean },
     ];
     if (!has_auth) {
-      await tx.unsafe(await Deno.readTextFile(new URL("scripts/local_bootstrap.sql", root)));
+      await tx.unsafe(await Deno.readTextFile(new URL("scripts/server/local_bootstrap.sql", root)));
     }
     await tx.unsafe(`
       create schema if not exists supabase_migrations;

@@ -1,4 +1,4 @@
-const root = new URL("../", import.meta.url);
+const root = new URL("../../", import.meta.url);
 
 /** Variables only the local server reads (the functions' own are in `_shared/env.ts`). */
 export const LOCAL_SERVER_VARIABLES: readonly string[] = [
