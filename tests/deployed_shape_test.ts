@@ -110,6 +110,27 @@ test("the pages build into a static folder that points at the project and holds 
     }
     equal(files.includes("openapi.json"), true);
     equal(files.includes("_headers"), true);
+
+    // Served as a plain static host serves a folder: the consent page and its configuration load.
+    const host = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+      const path = new URL(req.url).pathname;
+      const file = path.endsWith("/") ? `${path}index.html` : path;
+      try {
+        return new Response(await Deno.readFile(`${out}${file}`));
+      } catch {
+        return new Response("not found", { status: 404 });
+      }
+    });
+    try {
+      const origin = `http://127.0.0.1:${host.addr.port}`;
+      const consent = await fetch(`${origin}/oauth/access/`);
+      equal(consent.status, 200);
+      equal((await consent.text()).includes("<script"), true);
+      const served = await (await fetch(`${origin}/app-config.json`)).json();
+      equal(served.supabaseUrl, projectUrl);
+    } finally {
+      await host.shutdown();
+    }
   } finally {
     await Deno.remove(out, { recursive: true });
   }
