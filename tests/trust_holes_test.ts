@@ -237,8 +237,9 @@ test("an upload row's path must start with its owner's id", async () => {
       await tx`select set_config('request.jwt.claims', ${
         JSON.stringify({ sub: owner.user_id, role: "authenticated" })
       }, true), set_config('role', 'authenticated', true)`;
-      await tx`insert into public.uploaded_file (bucket, path, content_type, byte_size)
-        values ('portraits', ${`${other.user_id}/${hash}.png`}, 'image/png', 10)`;
+      // The only way a row is written: the definer upload-public-file calls.
+      await tx`select private.record_upload(
+        'portraits', ${`${other.user_id}/${hash}.png`}, 'image/png', 10)`;
     }),
     /uploaded_file_path_is_owners/,
   );
