@@ -9,7 +9,7 @@ import { type Answer, post, randomIp } from "./support/http.ts";
 import { RedisServer } from "./support/redis_server.ts";
 import { ServerProcess } from "../scripts/support/server_process.ts";
 import { UpstashStandIn } from "../scripts/support/upstash_stand_in.ts";
-import { defaultTestDatabase } from "./support/test_database.ts";
+import { defaultTestDatabase, realPostgresUrl, testDatabase } from "./support/test_database.ts";
 
 /**
  * A per-IP budget of 30 spent a few seconds ago is still (nearly) spent: refused, or, when a
@@ -203,6 +203,46 @@ Deno.test("rate limiter through Upstash's REST format: exact budgets, and slow, 
     await server.stop();
     await upstash.close();
     await redis.kill();
+    await database.cleanup();
+  }
+});
+
+Deno.test({
+  name: "rate limiter: with the store down, two workers together allow one budget, not two",
+  ignore: realPostgresUrl() === null, // several workers need a real Postgres
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const redis = await RedisServer.start();
+  const database = await testDatabase("postgres");
+  const server = await ServerProcess.start({
+    ...database.env,
+    REDIS_URL: redis.url,
+    WORKERS: "2",
+  });
+  try {
+    ok(server.output.includes("RATE_LIMIT_INSTANCES=2"), "the start says each worker's share");
+    await redis.kill();
+    // Each call on a new connection, so the kernel spreads them over both workers.
+    const ip = randomIp();
+    const workers = new Set<string>();
+    let admitted = 0;
+    for (let i = 0; i < 80; i++) {
+      const res = await fetch(`${server.functionsUrl}/find-api-client`, {
+        method: "POST",
+        headers: { "x-forwarded-for": ip, connection: "close" },
+        body: "{}",
+      });
+      await res.body?.cancel();
+      workers.add(res.headers.get("x-server-worker") ?? "");
+      if (res.status !== 429) admitted++;
+    }
+    equal(workers.size, 2, "both workers answered");
+    ok(admitted <= 30, `${admitted} calls admitted: more than the address's budget of 30`);
+    ok(admitted >= 15, `${admitted} calls admitted: less than one worker's share`);
+  } finally {
+    server.kill("SIGTERM");
+    await server.status;
     await database.cleanup();
   }
 });

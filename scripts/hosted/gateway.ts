@@ -110,13 +110,16 @@ export class HostedGateway {
     if (!headers.has("x-forwarded-for")) {
       headers.set("x-forwarded-for", (info.remoteAddr as Deno.NetAddr).hostname);
     }
+    // The platform's proxy (nginx under Kong) reads the whole request before passing it on, so a
+    // function that answers before reading a large body (413) still has its answer relayed.
+    const requestBody = req.body ? await req.arrayBuffer().catch(() => null) : null;
     const cpuBefore = instance.cpuMs();
     instance.begin();
     try {
       const answer = await fetch(`http://127.0.0.1:${instance.port}${url.pathname}${url.search}`, {
         method: req.method,
         headers,
-        body: req.body,
+        body: requestBody,
         redirect: "manual",
         signal: AbortSignal.any([
           req.signal,

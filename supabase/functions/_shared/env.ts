@@ -63,6 +63,12 @@ const EnvSchema = z.object({
   UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
   REDIS_URL: z.string().regex(/^redis:\/\//, "REDIS_URL must start with redis://").optional(),
   RATE_LIMIT_PREFIX: z.string().min(1).default("rl"),
+  /**
+   * How many instances serve at once (the local server's workers; on the platform, the most
+   * instances of one function you expect): while the shared store is unreachable each allows
+   * this share of every budget, so together they never allow more than the budget.
+   */
+  RATE_LIMIT_INSTANCES: z.coerce.number().int().min(1).max(1000).default(1),
   CONTENT_UPDATE_SECRET: z.string().min(16).optional(),
   CONTENT_UPDATE_WEBHOOK_URL: z.url().optional(),
   TRUST_PROXY: flag.default(false),

@@ -59,10 +59,18 @@ function sharedStore(): RatelimitRedis | null {
 class BucketLimiter {
   readonly #shared: Record<BucketKind, WindowLimiter> | null;
   readonly #local: Record<BucketKind, MemoryWindow>;
+  /**
+   * This instance's share of each budget, which decides alone while the store is away (or when
+   * there is none): N instances together never allow more than the budget once.
+   */
+  readonly #share: Record<BucketKind, MemoryWindow>;
   #storeDownUntil = 0;
 
-  constructor(store: RatelimitRedis | null, prefix: string) {
+  constructor(store: RatelimitRedis | null, prefix: string, instances: number) {
     this.#local = mapKinds((kind) => new MemoryWindow(bucketLimits[kind], WINDOW_MS));
+    this.#share = mapKinds((kind) =>
+      new MemoryWindow(instanceShare(bucketLimits[kind], instances), WINDOW_MS)
+    );
     this.#shared = store
       ? mapKinds((kind) =>
         new Ratelimit({
@@ -98,8 +106,16 @@ class BucketLimiter {
         this.#storeDownUntil = Date.now() + STORE_RETRY_MS;
       }
     }
-    return await this.#local[kind].limit(identifier);
+    // Counted in the full window too, so a store that comes back finds this spending there.
+    const local = await this.#local[kind].limit(identifier);
+    const share = await this.#share[kind].limit(identifier);
+    return local.success ? share : local;
   }
+}
+
+/** One instance's share of a budget: at least one request, never more than its part. */
+export function instanceShare(budget: number, instances: number): number {
+  return Math.max(1, Math.floor(budget / instances));
 }
 
 function mapKinds<T>(make: (kind: BucketKind) => T): Record<BucketKind, T> {
@@ -118,8 +134,15 @@ if (!store) {
       "processes allow N times each limit, and a restart starts every window afresh.",
   });
 }
-const sharedLimiter = new BucketLimiter(store, env.RATE_LIMIT_PREFIX);
-const inProcessLimiter = new BucketLimiter(null, env.RATE_LIMIT_PREFIX);
+const instances = env.RATE_LIMIT_INSTANCES;
+if (instances > 1) {
+  log.warn("rate_limit_shares", {
+    message: `While the shared store is unreachable${store ? "" : " (none is configured)"}, ` +
+      `this instance allows 1/${instances} of each budget (RATE_LIMIT_INSTANCES=${instances}).`,
+  });
+}
+const sharedLimiter = new BucketLimiter(store, env.RATE_LIMIT_PREFIX, instances);
+const inProcessLimiter = new BucketLimiter(null, env.RATE_LIMIT_PREFIX, 1);
 
 /**
  * Counts one request against a bucket; the identifier is hashed so no token reaches the store.
