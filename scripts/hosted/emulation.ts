@@ -110,6 +110,7 @@ export async function startHostedEmulation(options: {
       CONTENT_UPDATE_SECRET: moderationSecret,
       UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${limiterStore.port}`,
       UPSTASH_REDIS_REST_TOKEN: limiterStore.token,
+      RATE_LIMIT_INSTANCES: "4",
       TRUST_PROXY: "true",
       JWT_SECRET: legacySecret,
     });
