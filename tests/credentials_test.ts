@@ -12,6 +12,7 @@ import {
   successData,
   test,
 } from "./_harness.ts";
+import { withinOneMinute } from "./support/http.ts";
 import { checkClaims, MAX_SESSION_SECONDS } from "../supabase/functions/_shared/auth/jwt.ts";
 import { Fail } from "../supabase/functions/_shared/envelope.ts";
 import { createApiKeys } from "../scripts/support/accounts.ts";
@@ -224,6 +225,7 @@ test("random API keys from one address stop at that address's budget; valid keys
   const user = await makeUser();
   const { apiKey } = await makeApiKey(user);
   successData(await call("find-spell", { id: 1 }, { token: apiKey }));
+  await withinOneMinute(20_000);
   const flooder = randomIp();
   const statuses: number[] = [];
   for (let i = 0; i < 40; i++) {

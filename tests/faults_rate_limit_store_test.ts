@@ -5,7 +5,7 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { createAccount } from "../scripts/support/accounts.ts";
 import { waitFor } from "../scripts/support/free_port.ts";
-import { type Answer, post, randomIp } from "./support/http.ts";
+import { type Answer, post, randomIp, withinOneMinute } from "./support/http.ts";
 import { RedisServer } from "./support/redis_server.ts";
 import { ServerProcess } from "../scripts/support/server_process.ts";
 import { UpstashStandIn } from "../scripts/support/upstash_stand_in.ts";
@@ -70,6 +70,7 @@ Deno.test("rate limiter: a lost Redis falls back to an in-process window, then t
     equal(warnings("rate_limit_store_unreachable").length, 1, "the outage is logged once");
 
     // The fallback window still limits: one IP without credentials gets 30, then a 429.
+    await withinOneMinute(15_000);
     const ip = randomIp();
     const statuses: number[] = [];
     for (let i = 0; i < 31; i++) {
@@ -224,6 +225,7 @@ Deno.test({
     ok(server.output.includes("RATE_LIMIT_INSTANCES=2"), "the start says each worker's share");
     await redis.kill();
     // Each call on a new connection, so the kernel spreads them over both workers.
+    await withinOneMinute(15_000);
     const ip = randomIp();
     const workers = new Set<string>();
     let admitted = 0;
