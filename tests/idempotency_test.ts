@@ -200,3 +200,26 @@ test("the typed client sends the key through supabase-js's functions.invoke", as
   deepStrictEqual(again.body, first.body);
   equal(await characterCount(user.user_id), 1);
 });
+
+test("a write answered after its commit (a proposal sent to the bot) is kept and replayed too", async () => {
+  const user = await makeUser();
+  const key = crypto.randomUUID();
+  const body = {
+    type: "spell",
+    action: "CREATE",
+    content_source_id: 1,
+    data: { name: `Retried ${key.slice(0, 8)}`, rank: 1 },
+  };
+  const first = successData(
+    await call("create-content-update", body, { token: user.access_token, headers: withKey(key) }),
+  );
+  const again = await call("create-content-update", body, {
+    token: user.access_token,
+    headers: withKey(key),
+  });
+  equal(again.headers.get("idempotent-replayed"), "true");
+  deepStrictEqual(successData(again), first);
+  const [row] = await adminSql<{ n: number }[]>`
+    select count(*)::int as n from public.content_update where user_id = ${user.user_id}`;
+  equal(row?.n, 1);
+});

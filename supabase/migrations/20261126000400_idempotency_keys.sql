@@ -63,6 +63,14 @@ language sql security definer set search_path = '' as $$
   where scope = private.idempotency_scope() and key = p_key
 $$;
 
+-- Lets a key go when the part of a request that runs after its commit failed: a retry then does
+-- the request again, rather than being told for a day that it is still being answered.
+create function private.forget_idempotency_key(p_key text) returns void
+language sql security definer set search_path = '' as $$
+  delete from private.idempotent_request
+  where scope = private.idempotency_scope() and key = p_key and answer is null
+$$;
+
 revoke all on table private.idempotent_request from public, anon, authenticated, service_role;
 revoke execute on function private.idempotency_scope() from public;
 revoke execute on function private.claim_idempotency_key(text, text, text) from public;
@@ -70,3 +78,5 @@ revoke execute on function private.remember_idempotent_answer(text, smallint, js
 grant execute on function private.claim_idempotency_key(text, text, text) to authenticated;
 grant execute on function private.remember_idempotent_answer(text, smallint, jsonb)
   to authenticated;
+revoke execute on function private.forget_idempotency_key(text) from public;
+grant execute on function private.forget_idempotency_key(text) to authenticated;

@@ -39,6 +39,7 @@ import { sha256Hex } from "./sha256.ts";
 import { validationFail } from "./validation.ts";
 import {
   claimKey,
+  forgetKey,
   idempotencyKeyOf,
   type IdempotentRequest,
   rememberAnswer,
@@ -216,7 +217,12 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       if (data instanceof RowStream) {
         const check = (batch: readonly unknown[]) => checkedList(spec.result, batch);
         try {
-          response = data.response(check, headers, { fn: name, request_id: requestId });
+          response = data.response(
+            check,
+            headers,
+            { fn: name, request_id: requestId },
+            credential.buckets[0]?.identifier ?? clientIp,
+          );
         } catch (e) {
           await data.transaction.end(false).catch(() => {});
           throw e;
@@ -378,12 +384,19 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   }
   if (!(outcome instanceof AfterCommit)) return outcome;
   const same = acting;
-  const final = await outcome.step({ transaction: (fn) => withRole(same, fn) });
-  if (retryable !== null) {
-    const checked = checkedResult(spec.result, final);
-    await withRole(same, (tx) => rememberAnswer(tx, retryable, 200, successBody(checked)));
+  if (retryable === null) return await outcome.step({ transaction: (fn) => withRole(same, fn) });
+  // The answer comes after the commit: kept once it exists, or the key let go if it failed.
+  try {
+    const final = checkedResult(
+      spec.result,
+      await outcome.step({ transaction: (fn) => withRole(same, fn) }),
+    );
+    await withRole(same, (tx) => rememberAnswer(tx, retryable, 200, successBody(final)));
+    return final;
+  } catch (e) {
+    await withRole(same, (tx) => forgetKey(tx, retryable)).catch(() => {});
+    throw e;
   }
-  return final;
 }
 
 /**

@@ -83,3 +83,8 @@ export async function rememberAnswer(
 }
 
 export { REPLAY_HEADER } from "@shared/idempotency.ts";
+
+/** Lets the key go (the answer came after commit and failed), so a retry does the request again. */
+export async function forgetKey(tx: Tx, request: IdempotentRequest): Promise<void> {
+  await tx`select private.forget_idempotency_key(${request.key})`;
+}

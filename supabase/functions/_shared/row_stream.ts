@@ -1,7 +1,50 @@
 import type { Tx } from "./db.ts";
 import { Held } from "./held.ts";
 import { corsHeaders } from "./cors.ts";
+import { env } from "./env.ts";
+import { Fail, Unavailable } from "./envelope.ts";
 import { log } from "./log.ts";
+
+/**
+ * Longest a reader may leave a batch untaken: a client that stops reading gives its database
+ * connection back after this, instead of holding it until the held transaction's own limit.
+ */
+export const STALL_LIMIT_MS = 10_000;
+
+/**
+ * Whole results being sent at once, each holding a connection: at most a third of the pool (one
+ * at least), so the rest always serves other requests, and one per caller.
+ */
+const MAX_STREAMS = Math.max(1, Math.floor(env.DATABASE_POOL_SIZE / 3));
+const MAX_STREAMS_PER_CALLER = 1;
+let streaming = 0;
+const streamingBy = new Map<string, number>();
+
+/** Takes a place for one whole result, or refuses with a fail the caller can retry after. */
+function takePlace(caller: string): () => void {
+  if ((streamingBy.get(caller) ?? 0) >= MAX_STREAMS_PER_CALLER) {
+    throw new Fail(
+      "Another whole result of yours is still being sent: read it first, or ask by id",
+      429,
+      {},
+      { "Retry-After": "2" },
+    );
+  }
+  // Beyond the cap the pool is the rest of the service's: a 503 with Retry-After, like any other
+  // moment without a free connection.
+  if (streaming >= MAX_STREAMS) throw new Unavailable("too many whole results are being sent");
+  streaming++;
+  streamingBy.set(caller, (streamingBy.get(caller) ?? 0) + 1);
+  let given = false;
+  return () => {
+    if (given) return;
+    given = true;
+    streaming--;
+    const left = (streamingBy.get(caller) ?? 1) - 1;
+    if (left > 0) streamingBy.set(caller, left);
+    else streamingBy.delete(caller);
+  };
+}
 
 /**
  * A list answer read from the database batch by batch while it is sent: the handler returns it with
@@ -39,15 +82,20 @@ export class RowStream extends Held {
     check: (batch: readonly unknown[]) => unknown[],
     headers: Record<string, string>,
     context: { fn: string; request_id: string },
+    caller: string,
   ): Response {
     const started = performance.now();
     const held = this.transaction;
+    const givePlaceBack = takePlace(caller);
+    let stallTimer: ReturnType<typeof setTimeout> | undefined;
     const encoder = new TextEncoder();
     let rows = 0;
     let finished = false;
     const finish = (outcome: string, error?: unknown) => {
       if (finished) return;
       finished = true;
+      clearTimeout(stallTimer);
+      givePlaceBack();
       const fields = { ...context, rows, ms: Math.round(performance.now() - started), outcome };
       if (error === undefined) log.info("stream", fields);
       else log.error("stream", { ...fields, reason: String(error).slice(0, 500) });
@@ -82,12 +130,21 @@ export class RowStream extends Held {
             await held.end(true);
             chunk += "]}";
           }
+          clearTimeout(stallTimer);
           controller.enqueue(encoder.encode(chunk));
           chunk = null;
           if (ahead === null) {
             controller.close();
             finish("complete");
+            return;
           }
+          // The next pull comes once the client has taken this batch; a client that stops
+          // reading gives the connection back after STALL_LIMIT_MS.
+          stallTimer = setTimeout(() => {
+            finish("reader stalled");
+            held.end(false).catch(() => {});
+            controller.error(new Error("The client stopped reading the answer"));
+          }, STALL_LIMIT_MS);
         } catch (error) {
           await held.end(false).catch(() => {});
           finish("failed", error);
