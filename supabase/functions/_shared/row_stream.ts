@@ -12,11 +12,12 @@ import { log } from "./log.ts";
 export const STALL_LIMIT_MS = 10_000;
 
 /**
- * Whole results being sent at once, each holding a connection: at most a third of the pool (one
- * at least), so the rest always serves other requests, and one per caller.
+ * Whole results being sent at once, each holding a connection until its reader has taken it: all
+ * but two of the pool (one at least), so other requests always find a connection, and half the pool
+ * for one caller (the web app loads several content types at once, each maybe a whole result).
  */
-const MAX_STREAMS = Math.max(1, Math.floor(env.DATABASE_POOL_SIZE / 3));
-const MAX_STREAMS_PER_CALLER = 1;
+const MAX_STREAMS = Math.max(1, env.DATABASE_POOL_SIZE - 2);
+const MAX_STREAMS_PER_CALLER = Math.max(1, Math.floor(env.DATABASE_POOL_SIZE / 2));
 let streaming = 0;
 const streamingBy = new Map<string, number>();
 
@@ -24,7 +25,7 @@ const streamingBy = new Map<string, number>();
 function takePlace(caller: string): () => void {
   if ((streamingBy.get(caller) ?? 0) >= MAX_STREAMS_PER_CALLER) {
     throw new Fail(
-      "Another whole result of yours is still being sent: read it first, or ask by id",
+      "Too many whole results of yours are still being sent: read them first, or ask by id",
       429,
       {},
       { "Retry-After": "2" },
