@@ -91,6 +91,7 @@ export async function startHostedEmulation(options: {
     const secretKey = `sb_secret_${randomSecret().slice(0, 22)}`;
     const moderationSecret = randomSecret();
     const legacySecret = randomSecret();
+    const apiKeySecret = randomSecret();
     const buckets = postgres(ownerUrl, { max: 1, onnotice: () => {} });
     cleanups.push(() => buckets.end());
 
@@ -108,6 +109,7 @@ export async function startHostedEmulation(options: {
       DATABASE_PREPARE: "false",
       API_AUTHENTICATOR_PASSWORD: requestPassword,
       CONTENT_UPDATE_SECRET: moderationSecret,
+      API_KEY_SECRET: apiKeySecret,
       UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${limiterStore.port}`,
       UPSTASH_REDIS_REST_TOKEN: limiterStore.token,
       RATE_LIMIT_INSTANCES: "4",

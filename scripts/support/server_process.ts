@@ -27,6 +27,7 @@ export interface ServerEnv {
   LOCAL_DEVELOPMENT?: "0" | "1" | "unset";
   JWT_SECRET?: string;
   CONTENT_UPDATE_SECRET?: string;
+  API_KEY_SECRET?: string;
 }
 
 /** Variables that would change what the subprocess connects to if inherited from this process. */
@@ -51,6 +52,7 @@ const CONTROLLED = [
   "LOCAL_DEVELOPMENT",
   "JWT_SECRET",
   "CONTENT_UPDATE_SECRET",
+  "API_KEY_SECRET",
 ];
 
 /**

@@ -70,6 +70,12 @@ const EnvSchema = z.object({
    */
   RATE_LIMIT_INSTANCES: z.coerce.number().int().min(1).max(1000).default(1),
   CONTENT_UPDATE_SECRET: z.string().min(16).optional(),
+  /**
+   * Signs new API keys so that they are recognised without the database (auth/signed_api_key.ts);
+   * unset, keys are random and always looked up. Keep it: keys issued under it stop working when
+   * it changes.
+   */
+  API_KEY_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   CONTENT_UPDATE_WEBHOOK_URL: z.url().optional(),
   TRUST_PROXY: flag.default(false),
   APP_URL: z.url().optional(),
@@ -101,6 +107,7 @@ const EnvSchema = z.object({
 export const PUBLISHED_EXAMPLE_SECRETS: Readonly<Record<string, string>> = {
   JWT_SECRET: "local-development-jwt-secret-change-me-0123456789",
   CONTENT_UPDATE_SECRET: "local-moderation-secret-change-me",
+  API_KEY_SECRET: "local-api-key-secret-change-me-0123456789",
 };
 
 /** Every variable a deployment may set (the local server's own are in scripts/server/env_file.ts). */

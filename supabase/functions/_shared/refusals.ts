@@ -59,6 +59,8 @@ export const refusals = {
       "Invalid token: the service role key is not accepted; sign in or send an API key",
       401,
     ),
+  /** 401: an API key refused without the database (its shape says it was not issued here). */
+  invalidApiKey: () => new Fail("Invalid API Key", 401),
   secretKeyBearer: () =>
     new Fail(
       "Invalid token: a project secret key is not accepted; sign in or send an API key",

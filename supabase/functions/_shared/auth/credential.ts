@@ -4,6 +4,7 @@ import type { BucketKind } from "../rate_limit.ts";
 import { sha256Hex } from "../sha256.ts";
 import { addressSpent, standingOf } from "./api_key_standing.ts";
 import { classifyBearer, isOneOf } from "./classify_bearer.ts";
+import { keyProof } from "./signed_api_key.ts";
 import { env } from "../env.ts";
 import { type Claims, verifyToken } from "./jwt.ts";
 
@@ -85,6 +86,13 @@ export async function resolveCredential(
       const byKey: Bucket = { kind: "api_key", identifier: bearer.token };
       if (!accepted.includes("api_key")) return refuse(notAccepted(), byKey);
       const keyHash = sha256Hex(bearer.token);
+      // A key whose shape proves the server issued it is looked up on its own budget alone, and
+      // a made-up key of that shape is refused here, counted against its address.
+      const proof = await keyProof(bearer.token);
+      if (proof === "forged") return refuse(refusals.invalidApiKey(), byKey, byAddress);
+      if (proof === "issued") {
+        return { kind: "api_key", keyHash, chargeOnRefusal: null, buckets: [byKey] };
+      }
       const standing = standingOf(keyHash);
       if (standing.kind === "refused") return refuse(standing.refusal, byKey, byAddress);
       if (standing.kind === "resolved" || !addressSpent(clientIp)) {
