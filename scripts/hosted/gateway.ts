@@ -110,9 +110,10 @@ export class HostedGateway {
     if (!headers.has("x-forwarded-for")) {
       headers.set("x-forwarded-for", (info.remoteAddr as Deno.NetAddr).hostname);
     }
-    // The platform's proxy (nginx under Kong) reads the whole request before passing it on, so a
-    // function that answers before reading a large body (413) still has its answer relayed.
-    const requestBody = req.body ? await req.arrayBuffer().catch(() => null) : null;
+    const requestBody = req.body ? await bufferedBody(req.body) : null;
+    if (req.body && requestBody === null) {
+      return Response.json({ message: "Request body too large" }, { status: 413 });
+    }
     const cpuBefore = instance.cpuMs();
     instance.begin();
     try {
@@ -366,6 +367,40 @@ class Instance {
       }
     }
   }
+}
+
+/**
+ * The largest request body the emulated gateway passes on (above every function's own cap, the
+ * largest being upload-public-file's 2.8 MB): larger ones are refused here with 413.
+ */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The request body, read whole before it is passed on, as the platform's proxy (nginx under Kong)
+ * buffers requests: a function that answers before reading a large body (413) still has its answer
+ * relayed. Null when the body is over MAX_REQUEST_BYTES (an endless upload).
+ */
+async function bufferedBody(body: ReadableStream<Uint8Array>): Promise<ArrayBuffer | null> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+    if (done || !value) break;
+    chunks.push(value);
+    bytes += value.length;
+    if (bytes > MAX_REQUEST_BYTES) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+  }
+  const whole = new Uint8Array(bytes);
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.length;
+  }
+  return whole.buffer;
 }
 
 function splitLines(): TransformStream<string, string> {
