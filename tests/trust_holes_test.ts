@@ -12,6 +12,7 @@ import {
   localOnly,
   makeApiKey,
   makeUser,
+  randomIp,
   successData,
   test,
   type TestUser,
@@ -77,6 +78,51 @@ test("wrong access keys are throttled per user and source, and the right key the
     successData(
       await call("unlock-content-source", { id: locked, access_key: key }, {
         token: other.access_token,
+      }),
+    ).id,
+    locked,
+  );
+});
+
+test("wrong access keys are throttled per address too: many accounts from one address share five", async () => {
+  const owner = await makeUser({ tier: 2 });
+  const key = "correct-horse-battery";
+  const locked = await homebrewSource(owner, {
+    is_published: true,
+    require_key: true,
+    keys: { access_key: key },
+  });
+  const address = randomIp();
+  // Five accounts, one guess each, from one address.
+  for (let i = 0; i < 5; i++) {
+    const account = await makeUser();
+    equal(
+      failMessage(
+        await call("unlock-content-source", { id: locked, access_key: `guess-${i}` }, {
+          token: account.access_token,
+          ip: address,
+        }),
+      ),
+      "Invalid access key",
+    );
+  }
+  const sixth = await makeUser();
+  equal(
+    failMessage(
+      await call("unlock-content-source", { id: locked, access_key: "guess-6" }, {
+        token: sixth.access_token,
+        ip: address,
+      }),
+    ),
+    "Too many wrong access keys for this content source: try again in 15 minutes",
+  );
+  // The key's holder elsewhere is not locked out.
+  const holder = await makeUser();
+  equal(
+    successData(
+      await call("unlock-content-source", { id: locked, access_key: key }, {
+        token: holder.access_token,
+        ip: randomIp(),
       }),
     ).id,
     locked,

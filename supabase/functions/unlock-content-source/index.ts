@@ -6,9 +6,10 @@ import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint("unlock-content-source", {
-  run: async ({ body, tx }) => {
+  run: async ({ body, tx, clientIp }) => {
+    // Wrong keys are counted per user and per client address (the database decides).
     const [entered] = await tx<{ outcome: "unlocked" | "invalid" }[]>`
-      select private.unlock_content_source(${body.id}, ${body.access_key}) as outcome`;
+      select private.unlock_content_source(${body.id}, ${body.access_key}, ${clientIp}) as outcome`;
     // A wrong key is answered after commit, so the failure the throttle counts is kept.
     if (entered?.outcome !== "unlocked") {
       return afterCommit(() => Promise.reject(fail("Invalid access key")));
