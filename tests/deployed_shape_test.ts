@@ -128,6 +128,12 @@ test("the pages build into a static folder that points at the project and holds 
       equal((await consent.text()).includes("<script"), true);
       const served = await (await fetch(`${origin}/app-config.json`)).json();
       equal(served.supabaseUrl, projectUrl);
+      // The API reference page, and the Swagger UI it loads from the folder itself (no CDN).
+      const reference = await (await fetch(`${origin}/reference/`)).text();
+      equal(reference.includes("/assets/vendor/swagger-ui/swagger-ui-bundle.js"), true);
+      const bundle = await fetch(`${origin}/assets/vendor/swagger-ui/swagger-ui-bundle.js`);
+      await bundle.body?.cancel();
+      equal(bundle.status, 200);
     } finally {
       await host.shutdown();
     }

@@ -2,7 +2,7 @@
  * `deno task build:pages --url <project URL> --key <publishable key> [--out dist/pages]`: the web
  * pages (developer settings, consent screen, sign-in) as a static folder for any static host, since
  * the hosted platform serves no HTML from functions. Writes every page with its shared header in
- * place, the assets, the pinned supabase-js browser build, `app-config.json` (the project and its
+ * place, the assets, the pinned browser builds of supabase-js and Swagger UI (the API reference), `app-config.json` (the project and its
  * publishable key; sign-in through the project's Auth), `openapi.json`, and `_headers` with the
  * security headers the local server sends (the format Netlify and Cloudflare Pages read; other
  * hosts: set the same headers).
@@ -14,8 +14,9 @@ import type { AppConfig } from "../server/routes/web.ts";
 import {
   pageHeaders,
   readPage,
-  readSupabaseBrowserBuild,
-  SUPABASE_BROWSER_PATH,
+  readVendoredFile,
+  REFERENCE_PATH,
+  VENDORED_FILES,
 } from "../server/routes/web.ts";
 
 const root = new URL("../../", import.meta.url);
@@ -44,9 +45,11 @@ export async function buildPages(
       path.endsWith(".html") ? await readPage(source) : await Deno.readFile(source),
     );
   }
-  const supabaseJs = await readSupabaseBrowserBuild();
-  if (!supabaseJs) throw new Error("the supabase-js browser build is missing: run deno install");
-  await write(SUPABASE_BROWSER_PATH.slice(1), supabaseJs);
+  for (const servedAt of Object.keys(VENDORED_FILES)) {
+    const bytes = await readVendoredFile(servedAt);
+    if (!bytes) throw new Error(`${servedAt} is missing: run deno install`);
+    await write(servedAt.slice(1), bytes);
+  }
   const config: AppConfig = {
     supabaseUrl: options.projectUrl.replace(/\/+$/, ""),
     supabaseAnonKey: options.publishableKey,
@@ -54,9 +57,14 @@ export async function buildPages(
   };
   await write("app-config.json", JSON.stringify(config, null, 2) + "\n");
   await write("openapi.json", await Deno.readFile(new URL("openapi.json", root)));
-  const headers = Object.entries(pageHeaders(new URL(config.supabaseUrl).origin))
-    .map(([name, value]) => `  ${name}: ${value}`).join("\n");
-  await write("_headers", `/*\n${headers}\n`);
+  const apiOrigin = new URL(config.supabaseUrl).origin;
+  const block = (path: string, headers: Record<string, string>) =>
+    `${path}\n` + Object.entries(headers).map(([name, value]) => `  ${name}: ${value}\n`).join("");
+  await write(
+    "_headers",
+    block("/*", pageHeaders(apiOrigin)) + "\n" +
+      block(`${REFERENCE_PATH}*`, pageHeaders(apiOrigin, { inlineStyles: true })),
+  );
   return written;
 }
 

@@ -78,7 +78,6 @@ export function buildOpenApiDocument(specs: EndpointSpecs): JsonObject {
         "functions validate with (`deno task openapi`).",
       ].join(" "),
     },
-    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     servers: [{
       url: "{base_url}",
       description: "The functions prefix of a deployment; the default is the local server",

@@ -7,6 +7,9 @@ import denoConfig from "../../../deno.json" with { type: "json" };
 const webRoot = new URL("../../../web/", import.meta.url);
 const projectRoot = new URL("../../../", import.meta.url);
 
+/** The API reference page, rendered from openapi.json by Swagger UI. */
+export const REFERENCE_PATH = "/reference/";
+
 /** Where the pages find supabase-js: the package's self-contained browser (UMD) build. */
 export const SUPABASE_BROWSER_PATH = "/assets/vendor/supabase.js";
 
@@ -36,9 +39,10 @@ export async function webRoute(req: Request): Promise<Response | null> {
   if (url.pathname === "/app-config.json") {
     return respond(req, JSON.stringify(await appConfig(url)), "json", 200);
   }
-  if (url.pathname === SUPABASE_BROWSER_PATH) {
-    const bytes = await readSupabaseBrowserBuild();
-    return bytes ? respond(req, bytes, "js", 200) : null;
+  if (url.pathname in VENDORED_FILES) {
+    const bytes = await readVendoredFile(url.pathname);
+    const ext = url.pathname.endsWith(".css") ? "css" : "js";
+    return bytes ? respond(req, bytes, ext, 200) : null;
   }
   const file = await resolvePage(url.pathname);
   const apiOrigin = new URL((await appConfig(url)).supabaseUrl).origin;
@@ -112,51 +116,85 @@ async function resolvePage(pathname: string): Promise<{ url: URL; ext: string } 
   return null;
 }
 
-let supabaseBuild: Promise<Uint8Array<ArrayBuffer> | null> | undefined;
+/**
+ * Browser files the pages load from pinned npm packages (deno.json), by the path they are served
+ * at: supabase-js's browser build, and Swagger UI for the API reference page.
+ */
+export const VENDORED_FILES: Readonly<Record<string, { pkg: VendoredPackage; path: string }>> = {
+  [SUPABASE_BROWSER_PATH]: { pkg: "@supabase/supabase-js", path: "dist/umd/supabase.js" },
+  "/assets/vendor/swagger-ui/swagger-ui-bundle.js": {
+    pkg: "swagger-ui-dist",
+    path: "swagger-ui-bundle.js",
+  },
+  "/assets/vendor/swagger-ui/swagger-ui.css": { pkg: "swagger-ui-dist", path: "swagger-ui.css" },
+};
+type VendoredPackage = "@supabase/supabase-js" | "swagger-ui-dist";
 
-/** Reads the UMD build of the pinned supabase-js from node_modules or Deno's npm cache, once. */
+const vendored = new Map<string, Promise<Uint8Array<ArrayBuffer> | null>>();
+
+/** Reads a vendored file from node_modules or Deno's npm cache, once. */
+export function readVendoredFile(servedAt: string): Promise<Uint8Array<ArrayBuffer> | null> {
+  const file = VENDORED_FILES[servedAt];
+  if (!file) return Promise.resolve(null);
+  let read = vendored.get(servedAt);
+  if (!read) {
+    read = readPackageFile(file.pkg, file.path);
+    vendored.set(servedAt, read);
+  }
+  return read;
+}
+
+/** The UMD build of the pinned supabase-js. */
 export function readSupabaseBrowserBuild(): Promise<Uint8Array<ArrayBuffer> | null> {
-  supabaseBuild ??= (async () => {
-    const spec = denoConfig.imports["@supabase/supabase-js"];
-    const version = spec.slice(spec.lastIndexOf("@") + 1);
-    const inPackage = "dist/umd/supabase.js";
-    const denoDir = Deno.env.get("DENO_DIR") ??
-      `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? ""}/.cache`}/deno`;
-    const candidates = [
-      new URL(`node_modules/@supabase/supabase-js/${inPackage}`, projectRoot),
-      new URL(
-        `node_modules/.deno/@supabase+supabase-js@${version}/node_modules/@supabase/supabase-js/${inPackage}`,
-        projectRoot,
-      ),
-      `${denoDir}/npm/registry.npmjs.org/@supabase/supabase-js/${version}/${inPackage}`,
-    ];
-    for (const candidate of candidates) {
-      try {
-        return await Deno.readFile(candidate);
-      } catch {
-        // not installed there: try the next place
-      }
+  return readVendoredFile(SUPABASE_BROWSER_PATH);
+}
+
+async function readPackageFile(
+  pkg: VendoredPackage,
+  inPackage: string,
+): Promise<Uint8Array<ArrayBuffer> | null> {
+  const spec = denoConfig.imports[pkg];
+  const version = spec.slice(spec.lastIndexOf("@") + 1);
+  const denoDir = Deno.env.get("DENO_DIR") ??
+    `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? ""}/.cache`}/deno`;
+  const candidates = [
+    new URL(`node_modules/${pkg}/${inPackage}`, projectRoot),
+    new URL(
+      `node_modules/.deno/${pkg.replace("/", "+")}@${version}/node_modules/${pkg}/${inPackage}`,
+      projectRoot,
+    ),
+    `${denoDir}/npm/registry.npmjs.org/${pkg}/${version}/${inPackage}`,
+  ];
+  for (const candidate of candidates) {
+    try {
+      return await Deno.readFile(candidate);
+    } catch {
+      // not installed there: try the next place
     }
-    console.error(
-      `The browser build of @supabase/supabase-js ${version} was not found: run deno install`,
-    );
-    return null;
-  })();
-  return supabaseBuild;
+  }
+  console.error(`${inPackage} of ${pkg} ${version} was not found: run deno install`);
+  return null;
 }
 
 function wantsHtml(req: Request): boolean {
   return (req.headers.get("accept") ?? "").includes("text/html");
 }
 
-/** The headers every page gets; `apiOrigin` is where its scripts may connect besides itself. */
-export function pageHeaders(apiOrigin: string): Record<string, string> {
+/**
+ * The headers every page gets; `apiOrigin` is where its scripts may connect besides itself. The
+ * API reference page (Swagger UI) sets inline styles, which only it may.
+ */
+export function pageHeaders(
+  apiOrigin: string,
+  options: { inlineStyles?: boolean } = {},
+): Record<string, string> {
+  const styles = options.inlineStyles ? "'self' 'unsafe-inline'" : "'self'";
   return {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
     // The consent screen must never be framed by another site (clickjacking).
     "X-Frame-Options": "DENY",
-    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; " +
+    "Content-Security-Policy": `default-src 'self'; script-src 'self'; style-src ${styles}; ` +
       `img-src 'self' data:; connect-src 'self' ${apiOrigin}; frame-ancestors 'none'; ` +
       "base-uri 'none'; form-action 'self'",
   };
@@ -176,6 +214,9 @@ function respond(
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
   };
-  if (ext === "html") Object.assign(headers, pageHeaders(apiOrigin));
+  if (ext === "html") {
+    const inlineStyles = new URL(req.url).pathname.startsWith(REFERENCE_PATH);
+    Object.assign(headers, pageHeaders(apiOrigin, { inlineStyles }));
+  }
   return new Response(req.method === "HEAD" ? null : body, { status, headers });
 }
