@@ -83,7 +83,7 @@ export const server: Pick<RunningServer, "functionsUrl" | "appUrl" | "close"> = 
  * connect as `api_authenticator`). On the embedded database it is the server's own pool: sharing
  * it keeps the single session free of interleaving. Hosted, it is the project's `postgres` role.
  */
-export const adminSql: postgres.Sql = (await import("../supabase/functions/_shared/db.ts"))
+export const adminSql: postgres.Sql = (await import("../supabase/functions/_shared/db/pool.ts"))
   .ownerSql();
 
 /** Signs a session token for an account, as the server under test verifies them. */

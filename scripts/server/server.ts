@@ -127,7 +127,7 @@ export async function serveFunctions(
 ): Promise<ServedFunctions> {
   // Function modules read the environment when they load, so they are imported only now.
   const { loadFunction } = await import("../../supabase/functions/_shared/serve.ts");
-  const { endPools, sql } = await import("../../supabase/functions/_shared/db.ts");
+  const { endPools, sql } = await import("../../supabase/functions/_shared/db/pool.ts");
   const { ConfigurationError } = await import("../../supabase/functions/_shared/env.ts");
   // Requests log in as api_authenticator: a start that cannot says why, instead of a 503 a call.
   await sql`select 1`.catch((error) => {

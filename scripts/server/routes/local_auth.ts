@@ -14,7 +14,7 @@ import {
   signLocalAnonKey,
   verifyAccessToken,
 } from "../../../supabase/functions/_shared/auth/jwt.ts";
-import { ownerSql } from "../../../supabase/functions/_shared/db.ts";
+import { ownerSql } from "../../../supabase/functions/_shared/db/pool.ts";
 import { Fail } from "../../../supabase/functions/_shared/envelope.ts";
 
 const PREFIX = "/auth/v1/";

@@ -1,4 +1,4 @@
-import type { Tx } from "./db.ts";
+import type { Tx } from "./db/pool.ts";
 
 /** What an after-commit step may do: open new short transactions as the same caller. */
 export interface AfterCommitContext {

@@ -14,10 +14,10 @@ import {
   type Acting,
   readInTransaction,
   type ReadStatement,
-  type Tx,
   withApiKey,
   withRole,
-} from "./db.ts";
+} from "./db/as_caller.ts";
+import type { Tx } from "./db/pool.ts";
 import { AfterCommit } from "./after_commit.ts";
 import { RowStream } from "./row_stream.ts";
 import { isPermissionRefusal, mapDatabaseError } from "./db_errors.ts";

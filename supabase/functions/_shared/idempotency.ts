@@ -4,7 +4,7 @@ import {
   refusesIdempotencyKey,
 } from "@shared/idempotency.ts";
 import { Fail } from "./envelope.ts";
-import type { Tx } from "./db.ts";
+import type { Tx } from "./db/pool.ts";
 
 /** A key and the body it came with: what a request claims before it does its work. */
 export interface IdempotentRequest {

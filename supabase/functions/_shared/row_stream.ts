@@ -1,4 +1,4 @@
-import type { Tx } from "./db.ts";
+import type { Tx } from "./db/pool.ts";
 import { Held } from "./held.ts";
 import { corsHeaders } from "./cors.ts";
 import { env } from "./env.ts";

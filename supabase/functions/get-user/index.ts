@@ -8,7 +8,7 @@ import {
 import { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
-import type { Tx } from "../_shared/db.ts";
+import type { Tx } from "../_shared/db/pool.ts";
 import { serve } from "../_shared/serve.ts";
 
 type ProfileRow = Omit<z.input<typeof OwnProfile>, "patreon" | "api"> & {

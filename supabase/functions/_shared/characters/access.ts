@@ -1,4 +1,4 @@
-import type { Tx } from "../db.ts";
+import type { Tx } from "../db/pool.ts";
 import { fail } from "../envelope.ts";
 
 /**

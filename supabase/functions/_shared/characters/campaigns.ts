@@ -5,7 +5,7 @@ import {
   type FindCampaignBody,
 } from "@shared/campaigns.ts";
 import type { z } from "zod";
-import type { Tx } from "../db.ts";
+import type { Tx } from "../db/pool.ts";
 import { fail } from "../envelope.ts";
 import { columnValues } from "./columns.ts";
 

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { Tx } from "../db.ts";
+import type { Tx } from "../db/pool.ts";
 
 /**
  * The given fields of a validated body as column values for postgres.js: keys whose value is

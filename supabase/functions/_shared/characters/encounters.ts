@@ -6,7 +6,7 @@ import {
   type FindEncounterBody,
 } from "@shared/encounters.ts";
 import type { z } from "zod";
-import type { Tx } from "../db.ts";
+import type { Tx } from "../db/pool.ts";
 import { fail } from "../envelope.ts";
 import { columnValues } from "./columns.ts";
 

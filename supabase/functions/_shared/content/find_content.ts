@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import type { ReadStatement, Tx } from "../db.ts";
+import type { ReadStatement } from "../db/as_caller.ts";
+import type { Tx } from "../db/pool.ts";
 import { RowStream } from "../row_stream.ts";
 import type { ContentTable } from "./tables.ts";
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Tx } from "../db.ts";
+import type { Tx } from "../db/pool.ts";
 import { fail } from "../envelope.ts";
 import { findContent, ident } from "./find_content.ts";
 import type { ContentTable } from "./tables.ts";

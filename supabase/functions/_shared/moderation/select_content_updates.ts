@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ContentUpdate, FindContentUpdateBody } from "@shared/content_updates.ts";
-import type { Tx } from "../db.ts";
+import type { Tx } from "../db/pool.ts";
 
 /**
  * Reads proposals in the interface's shape (status object, voter lists) under the caller's read

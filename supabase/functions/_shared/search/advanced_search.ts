@@ -4,7 +4,7 @@ import {
   type SearchDataAdvancedResult,
   type SearchDataBody,
 } from "@shared/search.ts";
-import type { Tx } from "../db.ts";
+import type { Tx } from "../db/pool.ts";
 import { parseContainsFilter } from "./query_syntax.ts";
 import { emptyResult } from "./simple_search.ts";
 import {

@@ -5,7 +5,7 @@ import {
   type SearchDataSimpleResult,
   SIMPLE_DEFAULT_LIMIT,
 } from "@shared/search.ts";
-import type { Tx } from "../db.ts";
+import type { Tx } from "../db/pool.ts";
 import { escapeLike, parseSimpleQuery } from "./query_syntax.ts";
 import { ident, SEARCH_TABLES, SqlParams } from "./search_tables.ts";
 

@@ -5,7 +5,7 @@ import type {
   SimilarityType,
   SimilarityWhere,
 } from "@shared/similarity.ts";
-import type { Tx } from "../db.ts";
+import type { Tx } from "../db/pool.ts";
 import type { SimilarityBackend } from "./similarity_backend.ts";
 import { type FilterColumn, similarityTables } from "./similarity_tables.ts";
 

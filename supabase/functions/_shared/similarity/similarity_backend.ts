@@ -3,7 +3,7 @@ import type {
   QueryCollectionBody,
   SimilarityMatch,
 } from "@shared/similarity.ts";
-import type { Tx } from "../db.ts";
+import type { Tx } from "../db/pool.ts";
 import { PostgresSimilarity } from "./postgres_similarity.ts";
 
 /**

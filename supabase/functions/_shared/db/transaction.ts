@@ -1,0 +1,98 @@
+/**
+ * The one transaction runner: a reserved connection, BEGIN, the opener and the handler's queries
+ * pipelined, COMMIT (or rollback), bounded by a deadline; a handler's `Held` answer keeps it open.
+ */
+import type postgres from "postgres";
+import { REQUEST_LOGIN_ROLE } from "../env.ts";
+import { Held } from "../held.ts";
+import { ConnectionWatch, guard } from "./connection_watch.ts";
+import { holdOpen } from "./held_open.ts";
+import { requestConnection, reserveConnection, TRANSACTION_DEADLINE_MS, type Tx } from "./pool.ts";
+
+/** How a transaction runs. */
+export interface TransactionOptions {
+  /**
+   * COMMIT is sent right behind what `fn` sends before its first await, in the same write: a
+   * transaction of one round trip. `fn` may send nothing after that (it fails if it tries); if
+   * anything in the transaction failed, Postgres answers the COMMIT with a rollback.
+   */
+  commitAhead?: boolean;
+  /** The opener also asks for cached generic plans for the rest of the transaction. */
+  genericPlans?: boolean;
+}
+
+/**
+ * The one transaction runner. BEGIN, the opening statement (which sets the role) and the
+ * handler's first query are sent without waiting for one another, so they reach Postgres in one
+ * write and a request costs two round trips (that, and COMMIT) instead of four; a read sends its
+ * COMMIT in the same write too (`commitAhead`), one round trip. Statements on one connection run
+ * in order, so the opening is in force for everything `fn` sends; if it fails, the transaction is
+ * aborted, nothing after it runs, and its error is the one reported.
+ */
+export async function inTransaction<O extends postgres.Row[], T>(
+  open: (tx: postgres.Sql) => postgres.PendingQuery<O>,
+  fn: (tx: Tx) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<{ value: T; opened: O }> {
+  const { reserved, give } = await reserveConnection();
+  const watch = new ConnectionWatch();
+  const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
+  let handedOver = false;
+  try {
+    const begun = reserved.unsafe("begin", [], watch.options).execute();
+    const switched = requestConnection.switchToLoginRole
+      ? reserved.unsafe(`set local role ${REQUEST_LOGIN_ROLE}`).execute()
+      : Promise.resolve();
+    const opening = open(reserved).execute();
+    // Handled below, once `fn` has finished: an opening error outranks what it caused in `fn`.
+    begun.catch(() => {});
+    switched.catch(() => {});
+    opening.catch(() => {});
+
+    const tx = guard(reserved, watch);
+    // Called now, so what `fn` sends before its first await precedes a COMMIT sent ahead; a throw
+    // becomes its rejection, answered by the rollback below like any failure of `fn`.
+    const running = (async () => await fn(tx))();
+    let committed: Promise<unknown> | null = null;
+    if (options.commitAhead) {
+      watch.sealed = true;
+      committed = reserved.unsafe("commit").execute();
+      committed.catch(() => {});
+    }
+    let outcome: { value: T } | { error: unknown };
+    try {
+      outcome = { value: await Promise.race([running, deadline]) };
+    } catch (error) {
+      outcome = { error: watch.seen(error) };
+    }
+    const started = await Promise.race([Promise.allSettled([begun, switched, opening]), deadline]);
+    const refusal = started.find((s) => s.status === "rejected")?.reason;
+    if (refusal !== undefined || "error" in outcome) {
+      // A COMMIT sent ahead ends the failed transaction as a rollback.
+      const ending = committed ?? reserved.unsafe("rollback");
+      if (!watch.lost) await Promise.race([ending, deadline]).catch(() => {});
+      throw watch.seen(refusal ?? ("error" in outcome ? outcome.error : undefined));
+    }
+    if (!committed && outcome.value instanceof Held) {
+      const opened = await opening;
+      outcome.value.attach(holdOpen(reserved, watch, give, outcome.value));
+      handedOver = true;
+      return { value: outcome.value, opened };
+    }
+    await Promise.race([committed ?? reserved.unsafe("commit"), deadline]).catch((e) => {
+      throw watch.seen(e);
+    });
+    return { value: outcome.value, opened: await opening };
+  } finally {
+    if (!handedOver) {
+      watch.stopDeadline();
+      give();
+      // A connection that closed goes back to the pool as closed (postgres.js reconnects it);
+      // releasing it would hand it out as open.
+      if (!watch.lost) {
+        watch.detach();
+        reserved.release();
+      }
+    }
+  }
+}
