@@ -20,6 +20,7 @@ import {
 import type { Tx } from "./db/pool.ts";
 import { AfterCommit } from "./after_commit.ts";
 import { RowStream } from "./row_stream.ts";
+import { takeStreamPlace } from "./stream_places.ts";
 import { isPermissionRefusal, mapDatabaseError } from "./db_errors.ts";
 import { env } from "./env.ts";
 import {
@@ -217,12 +218,13 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       if (data instanceof RowStream) {
         const check = (batch: readonly unknown[]) => checkedList(spec.result, batch);
         try {
-          response = data.response(
-            check,
-            headers,
-            { fn: name, request_id: requestId },
-            credential.buckets[0]?.identifier ?? clientIp,
-          );
+          const place = takeStreamPlace(credential.buckets[0]?.identifier ?? clientIp);
+          try {
+            response = data.response(check, headers, { fn: name, request_id: requestId }, place);
+          } catch (e) {
+            place();
+            throw e;
+          }
         } catch (e) {
           await data.transaction.end(false).catch(() => {});
           throw e;

@@ -1,8 +1,6 @@
 import type { Tx } from "./db/pool.ts";
 import { Held } from "./held.ts";
 import { corsHeaders } from "./cors.ts";
-import { env } from "./env.ts";
-import { Fail, Unavailable } from "./envelope.ts";
 import { log } from "./log.ts";
 
 /**
@@ -10,42 +8,6 @@ import { log } from "./log.ts";
  * connection back after this, instead of holding it until the held transaction's own limit.
  */
 export const STALL_LIMIT_MS = 10_000;
-
-/**
- * Whole results being sent at once, each holding a connection until its reader has taken it: all
- * but two of the pool (one at least), so other requests always find a connection, and half the pool
- * for one caller (the web app loads several content types at once, each maybe a whole result).
- */
-const MAX_STREAMS = Math.max(1, env.DATABASE_POOL_SIZE - 2);
-const MAX_STREAMS_PER_CALLER = Math.max(1, Math.floor(env.DATABASE_POOL_SIZE / 2));
-let streaming = 0;
-const streamingBy = new Map<string, number>();
-
-/** Takes a place for one whole result, or refuses with a fail the caller can retry after. */
-function takePlace(caller: string): () => void {
-  if ((streamingBy.get(caller) ?? 0) >= MAX_STREAMS_PER_CALLER) {
-    throw new Fail(
-      "Too many whole results of yours are still being sent: read them first, or ask by id",
-      429,
-      {},
-      { "Retry-After": "2" },
-    );
-  }
-  // Beyond the cap the pool is the rest of the service's: a 503 with Retry-After, like any other
-  // moment without a free connection.
-  if (streaming >= MAX_STREAMS) throw new Unavailable("too many whole results are being sent");
-  streaming++;
-  streamingBy.set(caller, (streamingBy.get(caller) ?? 0) + 1);
-  let given = false;
-  return () => {
-    if (given) return;
-    given = true;
-    streaming--;
-    const left = (streamingBy.get(caller) ?? 1) - 1;
-    if (left > 0) streamingBy.set(caller, left);
-    else streamingBy.delete(caller);
-  };
-}
 
 /**
  * A list answer read from the database batch by batch while it is sent: the handler returns it with
@@ -83,11 +45,11 @@ export class RowStream extends Held {
     check: (batch: readonly unknown[]) => unknown[],
     headers: Record<string, string>,
     context: { fn: string; request_id: string },
-    caller: string,
+    /** Gives back the place this answer took among those sent at once (`stream_places.ts`). */
+    givePlaceBack: () => void,
   ): Response {
     const started = performance.now();
     const held = this.transaction;
-    const givePlaceBack = takePlace(caller);
     let stallTimer: ReturnType<typeof setTimeout> | undefined;
     const encoder = new TextEncoder();
     let rows = 0;
