@@ -1,3 +1,4 @@
+import type { AuthKind } from "@shared/contract.ts";
 import { Fail } from "../envelope.ts";
 import { refusals } from "../refusals.ts";
 import type { BucketKind } from "../rate_limit.ts";
@@ -8,8 +9,8 @@ import { keyProof } from "./signed_api_key.ts";
 import { env } from "../env.ts";
 import { type Claims, verifyToken } from "./jwt.ts";
 
-/** The credentials an endpoint accepts. `none` admits callers without any. */
-export type AuthKind = "jwt" | "api_key" | "service" | "none";
+/** The credentials an endpoint accepts (the contract's own type). */
+export type { AuthKind };
 
 /** A rate bucket a request counts against. */
 export interface Bucket {
