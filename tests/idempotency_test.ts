@@ -3,7 +3,7 @@
  * being done twice, per caller, for 24 hours; the key is kept in Postgres, in the write's own
  * transaction.
  */
-import { deepStrictEqual, equal, match, notEqual } from "node:assert/strict";
+import { deepStrictEqual, equal, match, notEqual, ok } from "node:assert/strict";
 import {
   adminSql,
   call,
@@ -222,4 +222,35 @@ test("a write answered after its commit (a proposal sent to the bot) is kept and
   const [row] = await adminSql<{ n: number }[]>`
     select count(*)::int as n from public.content_update where user_id = ${user.user_id}`;
   equal(row?.n, 1);
+});
+
+test("delete-user with a key answers its success, though its caller is gone when the answer is kept", async () => {
+  const user = await makeUser();
+  const res = await call("delete-user", {}, {
+    token: user.access_token,
+    headers: withKey(crypto.randomUUID()),
+  });
+  equal(res.body.status, "success", JSON.stringify(res.body));
+  const [row] = await adminSql<{ n: number }[]>`
+    select count(*)::int as n from auth.users where id = ${user.user_id}`;
+  equal(row?.n, 0);
+});
+
+test("a function's sub-path cannot pass for another endpoint: no API key is ever kept", async () => {
+  const user = await makeUser();
+  const res = await fetch(`${server.functionsUrl}/create-api-client/create-anything`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${user.access_token}`,
+      "x-forwarded-for": randomIp(),
+      ...withKey(crypto.randomUUID()),
+    },
+    body: JSON.stringify({ name: "Sub-path" }),
+  });
+  await res.body?.cancel();
+  // Hosted, the platform passes sub-paths to the function (refused, 400); locally, not routed.
+  ok([400, 404].includes(res.status), `HTTP ${res.status}`);
+  const [kept] = await adminSql<{ n: number }[]>`
+    select count(*)::int as n from private.idempotent_request where answer::text like '%api_key%'`;
+  equal(kept?.n, 0);
 });

@@ -24,10 +24,11 @@ language sql stable set search_path = '' as $$
 $$;
 
 -- Claims a key for this request. Answers nothing when the request is the first (it goes on to do
--- the work); else the earlier request's endpoint, body hash and answer (null while it is still
--- being answered). Expired keys are removed here, a few at a time, since there is no cron.
+-- the work); else the earlier request's endpoint, body hash and answer, or no answer with whether
+-- it may still be coming (a minute after its commit it is taken as lost). Expired keys are removed
+-- here, a few at a time and never waiting on rows another request holds, since there is no cron.
 create function private.claim_idempotency_key(p_key text, p_endpoint text, p_body_hash text)
-returns table (endpoint text, body_hash text, status smallint, answer jsonb)
+returns table (endpoint text, body_hash text, status smallint, answer jsonb, answering boolean)
 language plpgsql security definer set search_path = '' as $$
 declare
   caller constant text := private.idempotency_scope();
@@ -38,7 +39,7 @@ begin
   delete from private.idempotent_request r
   where r.ctid = any (array(
     select o.ctid from private.idempotent_request o
-    where o.created_at < now() - interval '24 hours' limit 20));
+    where o.created_at < now() - interval '24 hours' limit 20 for update skip locked));
   delete from private.idempotent_request r
   where r.scope = caller and r.key = p_key and r.created_at < now() - interval '24 hours';
   insert into private.idempotent_request (scope, key, endpoint, body_hash)
@@ -48,7 +49,8 @@ begin
     return;
   end if;
   return query
-    select r.endpoint, r.body_hash, r.status, r.answer
+    select r.endpoint, r.body_hash, r.status, r.answer,
+           r.created_at > now() - interval '1 minute'
     from private.idempotent_request r
     where r.scope = caller and r.key = p_key;
 end
@@ -63,14 +65,6 @@ language sql security definer set search_path = '' as $$
   where scope = private.idempotency_scope() and key = p_key
 $$;
 
--- Lets a key go when the part of a request that runs after its commit failed: a retry then does
--- the request again, rather than being told for a day that it is still being answered.
-create function private.forget_idempotency_key(p_key text) returns void
-language sql security definer set search_path = '' as $$
-  delete from private.idempotent_request
-  where scope = private.idempotency_scope() and key = p_key and answer is null
-$$;
-
 revoke all on table private.idempotent_request from public, anon, authenticated, service_role;
 revoke execute on function private.idempotency_scope() from public;
 revoke execute on function private.claim_idempotency_key(text, text, text) from public;
@@ -78,5 +72,3 @@ revoke execute on function private.remember_idempotent_answer(text, smallint, js
 grant execute on function private.claim_idempotency_key(text, text, text) to authenticated;
 grant execute on function private.remember_idempotent_answer(text, smallint, jsonb)
   to authenticated;
-revoke execute on function private.forget_idempotency_key(text) from public;
-grant execute on function private.forget_idempotency_key(text) to authenticated;

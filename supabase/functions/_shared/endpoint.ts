@@ -40,7 +40,6 @@ import { sha256Hex } from "./sha256.ts";
 import { validationFail } from "./validation.ts";
 import {
   claimKey,
-  forgetKey,
   idempotencyKeyOf,
   type IdempotentRequest,
   rememberAnswer,
@@ -166,16 +165,17 @@ export function endpoint<N extends EndpointName>(
       throw new Error(`${name}: a one-statement read cannot target a character grant`);
     }
   }
-  return Object.assign(pipeline(spec), { endpoint: name });
+  return Object.assign(pipeline(name, spec), { endpoint: name });
 }
 
 function pipeline<S extends z.ZodType, R extends z.ZodType>(
+  // The contract's name, never the URL's: the platform passes sub-paths on to the function.
+  name: string,
   spec: EndpointSpec<S, R>,
 ): (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
   const handler = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     const started = performance.now();
     const requestId = crypto.randomUUID();
-    const name = new URL(req.url).pathname.split("/").filter(Boolean).at(-1) ?? "unknown";
     let headers: Record<string, string> = { "X-Request-Id": requestId };
     let credential: Credential | null = null;
     let response: Response;
@@ -386,19 +386,15 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   }
   if (!(outcome instanceof AfterCommit)) return outcome;
   const same = acting;
-  if (retryable === null) return await outcome.step({ transaction: (fn) => withRole(same, fn) });
-  // The answer comes after the commit: kept once it exists, or the key let go if it failed.
-  try {
-    const final = checkedResult(
-      spec.result,
-      await outcome.step({ transaction: (fn) => withRole(same, fn) }),
-    );
-    await withRole(same, (tx) => rememberAnswer(tx, retryable, 200, successBody(final)));
-    return final;
-  } catch (e) {
-    await withRole(same, (tx) => forgetKey(tx, retryable)).catch(() => {});
-    throw e;
-  }
+  const final = await outcome.step({ transaction: (fn) => withRole(same, fn) });
+  if (retryable === null) return final;
+  // The answer came after the commit: kept now if it can be. The caller may be gone (delete-user)
+  // or the database away; the answer stands either way, and a repeat of the key is then told that
+  // the first request's outcome is unknown (`claimKey`), never given the work a second time.
+  const checked = checkedResult(spec.result, final);
+  await withRole(same, (tx) => rememberAnswer(tx, retryable, 200, successBody(checked)))
+    .catch(() => {});
+  return checked;
 }
 
 /**

@@ -48,7 +48,13 @@ export class Replay {
  */
 export async function claimKey(tx: Tx, request: IdempotentRequest): Promise<void> {
   const [earlier] = await tx<
-    { endpoint: string; body_hash: string; status: number | null; answer: unknown }[]
+    {
+      endpoint: string;
+      body_hash: string;
+      status: number | null;
+      answer: unknown;
+      answering: boolean;
+    }[]
   >`select * from private.claim_idempotency_key(
       ${request.key}, ${request.endpoint}, ${request.bodyHash})`;
   if (!earlier) return;
@@ -60,12 +66,21 @@ export async function claimKey(tx: Tx, request: IdempotentRequest): Promise<void
       { field: IDEMPOTENCY_HEADER },
     );
   }
-  if (earlier.status === null) {
+  if (earlier.status === null && earlier.answering) {
     throw new Fail(
       `A request with this ${IDEMPOTENCY_HEADER} is still being answered: retry shortly`,
       409,
       { field: IDEMPOTENCY_HEADER },
       { "Retry-After": "1" },
+    );
+  }
+  if (earlier.status === null) {
+    // Its work committed, but its answer (made after the commit) was never kept.
+    throw new Fail(
+      `The request first sent with this ${IDEMPOTENCY_HEADER} did its work but its answer was ` +
+        "lost: check the result before sending it again with a new key",
+      409,
+      { field: IDEMPOTENCY_HEADER },
     );
   }
   throw new Replay(earlier.status, earlier.answer);
@@ -83,8 +98,3 @@ export async function rememberAnswer(
 }
 
 export { REPLAY_HEADER } from "@shared/idempotency.ts";
-
-/** Lets the key go (the answer came after commit and failed), so a retry does the request again. */
-export async function forgetKey(tx: Tx, request: IdempotentRequest): Promise<void> {
-  await tx`select private.forget_idempotency_key(${request.key})`;
-}

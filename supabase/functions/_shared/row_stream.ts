@@ -82,6 +82,8 @@ export class RowStream extends Held {
         };
       },
       pull: async (controller) => {
+        // The client took the last batch: reading the next is the database's time, not a stall.
+        clearTimeout(stallTimer);
         try {
           if (chunk === null) {
             const batch: readonly unknown[] = ahead ? await ahead : [];

@@ -2,14 +2,19 @@ import { afterCommit } from "../_shared/after_commit.ts";
 import { findContent } from "../_shared/content/find_content.ts";
 import { contentTables } from "../_shared/content/tables.ts";
 import { endpoint } from "../_shared/endpoint.ts";
+import { env } from "../_shared/env.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint("unlock-content-source", {
   run: async ({ body, tx, clientIp }) => {
-    // Wrong keys are counted per user and per client address (the database decides).
+    // Wrong keys are counted per user and per client address (the database decides); an address
+    // that is not the caller's own (hosted without TRUST_PROXY, every caller shows the runtime's)
+    // is not counted, or one guesser would lock everyone out.
+    const trusted = (env.TRUST_PROXY || !env.SUPABASE_URL) && clientIp !== "unknown";
+    const address = trusted ? clientIp : null;
     const [entered] = await tx<{ outcome: "unlocked" | "invalid" }[]>`
-      select private.unlock_content_source(${body.id}, ${body.access_key}, ${clientIp}) as outcome`;
+      select private.unlock_content_source(${body.id}, ${body.access_key}, ${address}) as outcome`;
     // A wrong key is answered after commit, so the failure the throttle counts is kept.
     if (entered?.outcome !== "unlocked") {
       return afterCommit(() => Promise.reject(fail("Invalid access key")));

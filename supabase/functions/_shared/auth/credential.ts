@@ -91,11 +91,12 @@ export async function resolveCredential(
       // a made-up key of that shape is refused here, counted against its address.
       const proof = await keyProof(bearer.token);
       if (proof === "forged") return refuse(refusals.invalidApiKey(), byKey, byAddress);
+      const standing = standingOf(keyHash);
+      // A revoked issued key is refused from memory too, without a lookup per use.
+      if (standing.kind === "refused") return refuse(standing.refusal, byKey, byAddress);
       if (proof === "issued") {
         return { kind: "api_key", keyHash, chargeOnRefusal: null, buckets: [byKey] };
       }
-      const standing = standingOf(keyHash);
-      if (standing.kind === "refused") return refuse(standing.refusal, byKey, byAddress);
       if (standing.kind === "resolved" || !addressSpent(clientIp)) {
         const chargeOnRefusal = standing.kind === "resolved" ? null : clientIp;
         return { kind: "api_key", keyHash, chargeOnRefusal, buckets: [byKey] };

@@ -107,6 +107,19 @@ function expiryOf(verified: VerifiedToken): number {
   return verified.role === "anon" ? verified.exp : verified.claims.exp;
 }
 
+/** What jose throws for a token that is at fault itself (anything else is the keys' source). */
+const CALLER_FAULTS = [
+  errors.JWTInvalid,
+  errors.JWSInvalid,
+  errors.JWSSignatureVerificationFailed,
+  errors.JWTClaimValidationFailed,
+  errors.JWKSNoMatchingKey,
+  errors.JWKSMultipleMatchingKeys,
+  errors.JOSEAlgNotAllowed,
+  errors.JOSENotSupported,
+  errors.JWKInvalid,
+];
+
 /** The algorithms Supabase Auth signs with besides the legacy HS256. */
 const ASYMMETRIC = ["ES256", "RS256", "EdDSA"];
 
@@ -123,12 +136,10 @@ async function verifySignature(token: string): Promise<Record<string, unknown>> 
   } catch (e) {
     if (e instanceof Fail) throw e;
     if (e instanceof errors.JWTExpired) throw refusals.expired();
-    // The project's keys could not be fetched: the token may be good, so it is not the caller's
-    // fault.
-    if (e instanceof errors.JWKSTimeout || !(e instanceof errors.JOSEError)) {
-      throw new Unavailable(e);
-    }
-    throw refusals.badSignature();
+    if (CALLER_FAULTS.some((fault) => e instanceof fault)) throw refusals.badSignature();
+    // Anything else is the project's keys out of reach (a timeout, an error status, a body that
+    // is no JWKS): the token may be good, so it is not the caller's fault.
+    throw new Unavailable(e);
   }
 }
 

@@ -56,7 +56,8 @@ function uuidText(bytes: Uint8Array): string {
 }
 
 function uuidBytes(key: string): Uint8Array | null {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(key)) return null;
+  // Issued keys are lower-case; another spelling of one is another key (and bucket), not this one.
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(key)) return null;
   const hex = key.replaceAll("-", "");
   return Uint8Array.from({ length: 16 }, (_, i) => parseInt(hex.slice(i * 2, i * 2 + 2), 16));
 }
