@@ -1,0 +1,86 @@
+/**
+ * `deno task bench:hosted`: the emulated hosted shape (scripts/hosted/) measured as a client sees
+ * it: for a few request kinds, the first call (the function's instance starts on it: a process of
+ * the platform's Deno, its modules, its pool's first connection) and then warm calls, p50 and p99.
+ * No latency is injected yet: the figures are this machine's floor, not the platform's.
+ *
+ *   deno task bench:hosted [--calls 50]
+ */
+import { parseArgs } from "node:util";
+import { startHostedEmulation } from "../hosted/emulation.ts";
+
+const args = parseArgs({ args: Deno.args, options: { calls: { type: "string", default: "50" } } })
+  .values;
+const calls = Number(args.calls);
+
+const emulation = await startHostedEmulation({
+  redisUrl: Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379",
+});
+try {
+  const owner = await import("postgres").then((m) => m.default(emulation.ownerUrl, { max: 1 }));
+  const [user] = await owner<{ id: string }[]>`
+    insert into auth.users (id, email) values (gen_random_uuid(), 'bench-hosted@example.test')
+    returning id::text as id`;
+  await owner.end();
+  const token = await emulation.signAccessToken(user!.id, "bench-hosted@example.test");
+  const kinds: { label: string; fn: string; body: () => unknown; auth: Record<string, string> }[] =
+    [
+      {
+        label: "find-spell by id, publishable key",
+        fn: "find-spell",
+        body: () => ({ id: 1 }),
+        auth: { apikey: emulation.publishableKey },
+      },
+      {
+        label: "find-spell by id, session (ES256)",
+        fn: "find-spell",
+        body: () => ({ id: 1 }),
+        auth: { authorization: `Bearer ${token}` },
+      },
+      {
+        label: "search-data, session",
+        fn: "search-data",
+        body: () => ({ text: "fire" }),
+        auth: { authorization: `Bearer ${token}` },
+      },
+      {
+        label: "create-character, session",
+        fn: "create-character",
+        body: () => ({ name: "Bench" }),
+        auth: { authorization: `Bearer ${token}` },
+      },
+    ];
+  const rows: string[][] = [["request", "first call ms", "warm p50 ms", "warm p99 ms"]];
+  let address = 0;
+  for (const kind of kinds) {
+    const once = async () => {
+      const started = performance.now();
+      const res = await fetch(`${emulation.functionsUrl}/${kind.fn}`, {
+        method: "POST",
+        headers: { ...kind.auth, "x-forwarded-for": `198.51.100.${(address++ % 250) + 1}` },
+        body: JSON.stringify(kind.body()),
+      });
+      const body = await res.json();
+      if (res.status !== 200 || body.status !== "success") {
+        throw new Error(`${kind.label}: HTTP ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+      }
+      return performance.now() - started;
+    };
+    const first = await once();
+    const warm: number[] = [];
+    // A character account may hold a few characters only: creates stop at the cap.
+    const count = kind.fn === "create-character" ? 4 : calls;
+    for (let i = 0; i < count; i++) warm.push(await once());
+    warm.sort((a, b) => a - b);
+    const at = (q: number) => warm[Math.min(warm.length - 1, Math.floor(q * warm.length))]!;
+    rows.push([kind.label, first.toFixed(0), at(0.5).toFixed(1), at(0.99).toFixed(1)]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  console.log(rows.map((r) => r.map((c, i) => c.padStart(widths[i]!)).join("  ")).join("\n"));
+  console.log(
+    `\nLimit breaches during the run: ${emulation.gateway.breaches.length || "none"}` +
+      ` (${[...emulation.gateway.starts.keys()].length} function instances started)`,
+  );
+} finally {
+  await emulation.close();
+}
