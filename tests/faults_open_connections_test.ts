@@ -75,3 +75,46 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "open connections: a client that sends its request at once is served while idle ones fill the cap",
+  ignore: Deno.build.os !== "linux",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await raiseOpenFileLimit();
+    const database = await defaultTestDatabase();
+    const child = await ServerProcess.start({ ...database.env, LOG_LEVEL: "silent" }, {
+      openFiles: [1024, 1024],
+    });
+    const idle: Deno.TcpConn[] = [];
+    try {
+      ok(/Connections: at most 256 open at once/.test(child.output), child.output);
+      const port = Number(new URL(child.functionsUrl).port);
+      // Past the cap: 300 connections that never send a byte, a little while ago.
+      for (let i = 0; i < 300; i++) idle.push(await Deno.connect({ hostname: "127.0.0.1", port }));
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const sql = await database.connect();
+      const account = await createAccount(sql, 1).finally(() => sql.end());
+      for (let i = 0; i < 5; i++) {
+        const res = await post(child.functionsUrl, "find-character", {}, {
+          token: account.token,
+          ip: randomIp(),
+        });
+        equal(res.status, 200, `call ${i + 1} during the idle flood: ${JSON.stringify(res.body)}`);
+      }
+    } finally {
+      for (const conn of idle) {
+        try {
+          conn.close();
+        } catch {
+          // closed by the server already
+        }
+      }
+      child.kill("SIGTERM");
+      await child.status;
+      await database.cleanup();
+    }
+  },
+});

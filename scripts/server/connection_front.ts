@@ -15,6 +15,12 @@
  * opening, or from the end of the last) or receiving a byte of an answer.
  */
 export const IDLE_TIMEOUT_MS = 10_000;
+/**
+ * At the cap, a connection that has sent no request for this long is closed to let a new one in:
+ * during a flood of idle connections a real client still gets in. Only connections this old go,
+ * so a flood cannot churn descriptors faster than the server releases them.
+ */
+const SHED_AFTER_MS = 2_000;
 /** File descriptors kept back from connections (database, store, files, the listeners). */
 const RESERVED_FILES = 256;
 /** Refusals written at once; past this a connection over the cap is closed without an answer. */
@@ -39,6 +45,9 @@ const REFUSAL = new TextEncoder().encode(
 export class Relay {
   /** Requests of this connection the HTTP server is handling now. */
   running = 0;
+  /** Requests this connection has started since it opened. */
+  started = 0;
+  readonly openedAt = Date.now();
   /** When the connection opened, its last request ended, or a byte of an answer went out. */
   lastActive = Date.now();
   upstream: Deno.TcpConn | null = null;
@@ -52,6 +61,15 @@ export class Relay {
 
   requestStarted(): void {
     this.running++;
+    this.started++;
+  }
+
+  /**
+   * Whether it may be closed to make room: it has never sent a whole request in SHED_AFTER_MS. A
+   * client that sends its request at once is never among them.
+   */
+  sheddable(now: number): boolean {
+    return this.started === 0 && this.running === 0 && now - this.openedAt >= SHED_AFTER_MS;
   }
 
   requestEnded(): void {
@@ -105,6 +123,8 @@ export class ConnectionFront {
   readonly maxConnections: number;
   /** Connections refused at the cap since start. */
   refused = 0;
+  /** Connections closed at the cap to let a new one in (see `sheddable`). */
+  shed = 0;
   /** Refusals still being written: each holds a descriptor, so they are bounded too. */
   #refusing = 0;
 
@@ -168,13 +188,26 @@ export class ConnectionFront {
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
-      if (this.#relays.size >= this.maxConnections) {
+      if (this.#relays.size >= this.maxConnections && !this.#shedOne()) {
         this.refused++;
         this.#refuse(client);
         continue;
       }
       this.#relay(client);
     }
+  }
+
+  /** Closes the oldest connection that may make room (see `sheddable`); false if none may. */
+  #shedOne(): boolean {
+    const now = Date.now();
+    for (const relay of this.#relays) {
+      if (relay.sheddable(now)) {
+        this.shed++;
+        relay.close();
+        return true;
+      }
+    }
+    return false;
   }
 
   #refuse(client: Deno.TcpConn): void {
