@@ -19,21 +19,32 @@ const WAIT_MS = 40_000;
 /** A bound on what the floods may add to the server's memory (stalled uploads added 746 MB). */
 const GROWTH_MB = 200;
 
+/**
+ * The server under a limit of 1,024 open files, so at most 256 client connections, on a fresh
+ * database. This process holds the other end of every socket, so its own limit is raised.
+ */
+async function cappedServer() {
+  await raiseOpenFileLimit();
+  const database = await defaultTestDatabase();
+  const child = await ServerProcess.start({ ...database.env, LOG_LEVEL: "silent" }, {
+    openFiles: [1024, 1024],
+  });
+  if (!/Connections: at most 256 open at once/.test(child.output)) {
+    await child.stop();
+    await database.cleanup();
+    throw new Error(`the start did not cap connections at 256:\n${child.output}`);
+  }
+  return { database, child, port: Number(new URL(child.functionsUrl).port) };
+}
+
 Deno.test({
   name: "open connections: 5,000 idle and 4,000 stalled under a 1,024-file limit, the server lives",
   ignore: !enabled,
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    // This process holds the other end of every socket.
-    await raiseOpenFileLimit();
-    const database = await defaultTestDatabase();
-    const child = await ServerProcess.start({ ...database.env, LOG_LEVEL: "silent" }, {
-      openFiles: [1024, 1024],
-    });
+    const { database, child, port } = await cappedServer();
     try {
-      ok(/Connections: at most 256 open at once/.test(child.output), child.output);
-      const port = Number(new URL(child.functionsUrl).port);
       const sql = await database.connect();
       const account = await createAccount(sql, 4).finally(() => sql.end());
       const serves = async () =>
@@ -83,15 +94,9 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    await raiseOpenFileLimit();
-    const database = await defaultTestDatabase();
-    const child = await ServerProcess.start({ ...database.env, LOG_LEVEL: "silent" }, {
-      openFiles: [1024, 1024],
-    });
+    const { database, child, port } = await cappedServer();
     const idle: Deno.TcpConn[] = [];
     try {
-      ok(/Connections: at most 256 open at once/.test(child.output), child.output);
-      const port = Number(new URL(child.functionsUrl).port);
       // Past the cap: 300 connections that never send a byte, a little while ago.
       for (let i = 0; i < 300; i++) idle.push(await Deno.connect({ hostname: "127.0.0.1", port }));
       await new Promise((resolve) => setTimeout(resolve, 2_500));
@@ -112,8 +117,7 @@ Deno.test({
           // closed by the server already
         }
       }
-      child.kill("SIGTERM");
-      await child.status;
+      await child.stop();
       await database.cleanup();
     }
   },

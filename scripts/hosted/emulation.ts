@@ -131,6 +131,11 @@ export async function startHostedEmulation(options: {
     cleanups.push(() => gateway!.close());
 
     const issuer = `${gateway.origin}/auth/v1`;
+    // As the project's Auth signs: ES256 with the key's id, its issuer unless the claims name one.
+    const signClaims = (claims: Record<string, unknown>) =>
+      new SignJWT({ iss: issuer, ...claims })
+        .setProtectedHeader({ alg: "ES256", typ: "JWT", kid: keys.publicJwk.kid! })
+        .sign(keys.privateKey);
     return {
       functionsUrl: `${gateway.origin}/functions/v1`,
       projectUrl: gateway.origin,
@@ -139,13 +144,8 @@ export async function startHostedEmulation(options: {
       moderationSecret,
       gateway,
       signAccessToken: (userId, email, lifetimeSeconds = 3600) =>
-        sessionToken(userId, email, issuer, lifetimeSeconds)
-          .setProtectedHeader({ alg: "ES256", typ: "JWT", kid: keys.publicJwk.kid! })
-          .sign(keys.privateKey),
-      signClaims: (claims) =>
-        new SignJWT({ iss: issuer, ...claims })
-          .setProtectedHeader({ alg: "ES256", typ: "JWT", kid: keys.publicJwk.kid! })
-          .sign(keys.privateKey),
+        signClaims(sessionClaims(userId, email, lifetimeSeconds)),
+      signClaims,
       legacySecret,
       close,
     };
@@ -166,10 +166,10 @@ function plumbing(): Record<string, string> {
   };
 }
 
-function sessionToken(userId: string, email: string, issuer: string, lifetime: number): SignJWT {
+/** The claims of a user session as Auth issues them (the issuer is added when signed). */
+function sessionClaims(userId: string, email: string, lifetime: number): Record<string, unknown> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({
-    iss: issuer,
+  return {
     sub: userId,
     aud: "authenticated",
     role: "authenticated",
@@ -178,7 +178,7 @@ function sessionToken(userId: string, email: string, issuer: string, lifetime: n
     is_anonymous: false,
     iat: now,
     exp: now + lifetime,
-  });
+  };
 }
 
 /** The project's asymmetric signing key, as Auth keeps one (ES256, with a key id). */

@@ -44,8 +44,8 @@ import {
   type IdempotentRequest,
   rememberAnswer,
   Replay,
-  REPLAY_HEADER,
 } from "./idempotency.ts";
+import { REPLAY_HEADER } from "@shared/idempotency.ts";
 import { corsHeaders } from "./cors.ts";
 import { clientAddress } from "./client_address.ts";
 
@@ -217,15 +217,12 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       }
       if (data instanceof RowStream) {
         const check = (batch: readonly unknown[]) => checkedList(spec.result, batch);
+        let place: (() => void) | null = null;
         try {
-          const place = takeStreamPlace(credential.buckets[0]?.identifier ?? clientIp);
-          try {
-            response = data.response(check, headers, { fn: name, request_id: requestId }, place);
-          } catch (e) {
-            place();
-            throw e;
-          }
+          place = takeStreamPlace(credential.buckets[0]?.identifier ?? clientIp);
+          response = data.response(check, headers, { fn: name, request_id: requestId }, place);
         } catch (e) {
+          place?.(); // given back at most once, whoever calls first
           await data.transaction.end(false).catch(() => {});
           throw e;
         }

@@ -96,5 +96,3 @@ export async function rememberAnswer(
   await tx`select private.remember_idempotent_answer(
     ${request.key}, ${status}::smallint, ${tx.json(body as never)})`;
 }
-
-export { REPLAY_HEADER } from "@shared/idempotency.ts";

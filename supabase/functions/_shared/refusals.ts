@@ -60,7 +60,7 @@ export const refusals = {
       401,
     ),
   /** 401: an API key refused without the database (its shape says it was not issued here). */
-  invalidApiKey: () => new Fail("Invalid API Key", 401),
+  invalidApiKey: () => new Fail(raisedInSql.invalidApiKey, 401),
   secretKeyBearer: () =>
     new Fail(
       "Invalid token: a project secret key is not accepted; sign in or send an API key",

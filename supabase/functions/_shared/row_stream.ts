@@ -95,7 +95,6 @@ export class RowStream extends Held {
             await held.end(true);
             chunk += "]}";
           }
-          clearTimeout(stallTimer);
           controller.enqueue(encoder.encode(chunk));
           chunk = null;
           if (ahead === null) {

@@ -1,4 +1,5 @@
 import { env } from "../env.ts";
+import { constantTimeEqual } from "./classify_bearer.ts";
 
 /**
  * API keys that carry their own proof: UUID-shaped as the interface requires (version 8, the
@@ -23,12 +24,7 @@ const macKey: Promise<CryptoKey> | null = env.API_KEY_SECRET
 /** A new API key: self-checking when API_KEY_SECRET is set, else a random UUID. */
 export async function issueApiKey(): Promise<string> {
   if (!macKey) return crypto.randomUUID();
-  const bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes.subarray(0, 8));
-  bytes[6] = (bytes[6]! & 0x0f) | (VERSION << 4);
-  bytes.set(await macOf(bytes.subarray(0, 8)), 8);
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80; // RFC 9562 variant
-  return uuidText(bytes);
+  return await signedKey(crypto.getRandomValues(new Uint8Array(8)));
 }
 
 /** What a key's shape says: issued by this server, made up, or of the older random kind. */
@@ -36,16 +32,18 @@ export async function keyProof(key: string): Promise<"issued" | "forged" | "unsi
   if (!macKey) return "unsigned";
   const bytes = uuidBytes(key);
   if (!bytes || bytes[6]! >> 4 !== VERSION || (bytes[8]! & 0xc0) !== 0x80) return "unsigned";
-  const expected = await macOf(bytes.subarray(0, 8));
-  expected[0] = (expected[0]! & 0x3f) | 0x80;
-  let diff = 0;
-  for (let i = 0; i < 8; i++) diff |= expected[i]! ^ bytes[8 + i]!;
-  return diff === 0 ? "issued" : "forged";
+  return constantTimeEqual(await signedKey(bytes.subarray(0, 8)), key) ? "issued" : "forged";
 }
 
-async function macOf(data: Uint8Array): Promise<Uint8Array> {
-  const signature = await crypto.subtle.sign("HMAC", await macKey!, data.slice());
-  return new Uint8Array(signature).slice(0, 8);
+/** The key for a random part: its version set, then the MAC of it with the RFC 9562 variant. */
+async function signedKey(random: Uint8Array): Promise<string> {
+  const bytes = new Uint8Array(16);
+  bytes.set(random.subarray(0, 8));
+  bytes[6] = (bytes[6]! & 0x0f) | (VERSION << 4);
+  const signature = await crypto.subtle.sign("HMAC", await macKey!, bytes.slice(0, 8));
+  bytes.set(new Uint8Array(signature).subarray(0, 8), 8);
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  return uuidText(bytes);
 }
 
 function uuidText(bytes: Uint8Array): string {
