@@ -1,3 +1,4 @@
+import config from "../../deno.json" with { type: "json" };
 import { waitFor } from "./free_port.ts";
 
 const root = new URL("../../", import.meta.url);
@@ -55,8 +56,20 @@ const CONTROLLED = [
   "API_KEY_SECRET",
 ];
 
+const START_SCRIPT = "scripts/server/start.ts";
+
+/** The `deno run` flags of `deno task start`, so a test's server runs as a user's does. */
+export function startFlags(): string[] {
+  const words = config.tasks.start.split(/\s+/);
+  const script = words.indexOf(START_SCRIPT);
+  if (words[1] !== "run" || script < 0) {
+    throw new Error(`Unexpected start task: ${config.tasks.start}`);
+  }
+  return words.slice(2, script);
+}
+
 /**
- * `deno run -A scripts/server/start.ts` as a subprocess on a free port, for tests that must kill or
+ * `deno task start` as a subprocess on a free port, for tests that must kill or
  * signal the server, or cut its dependencies. Its output is collected for log assertions.
  */
 export class ServerProcess {
@@ -96,12 +109,10 @@ export class ServerProcess {
     const deno = [
       Deno.execPath(),
       "run",
-      "-A",
+      ...startFlags(),
       "--no-check",
-      // Several workers share the port through SO_REUSEPORT, an unstable API in Deno 2.
-      "--unstable-net",
       ...(options.denoFlags ?? []),
-      "scripts/server/start.ts",
+      START_SCRIPT,
     ];
     // `prlimit` execs the server in place, so the process id stays the server's.
     const argv = options.openFiles

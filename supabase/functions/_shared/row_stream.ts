@@ -10,10 +10,33 @@ import { log } from "./log.ts";
 export const STALL_LIMIT_MS = 10_000;
 
 /**
+ * Batches read and encoded at once across every stream of this instance. Streams whose readers
+ * keep up (or whose bytes still fit the sockets' buffers) otherwise all read, check and encode at
+ * once, and memory grew with their number. In turns, the rows being worked on are those of two
+ * batches, whatever the number of streams; the database and the sockets are no faster for more.
+ */
+const BATCHES_AT_ONCE = 2;
+let batchesRunning = 0;
+const waitingForTurn: (() => void)[] = [];
+
+/** Runs `work` once fewer than BATCHES_AT_ONCE batches are being read and encoded. */
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (batchesRunning < BATCHES_AT_ONCE) batchesRunning++;
+  else await new Promise<void>((resolve) => waitingForTurn.push(resolve));
+  try {
+    return await work();
+  } finally {
+    const next = waitingForTurn.shift();
+    if (next) next();
+    else batchesRunning--;
+  }
+}
+
+/**
  * A list answer read from the database batch by batch while it is sent: the handler returns it with
  * its first batch read, its transaction stays open (`Held`) until the last batch is sent, and the
- * pipeline writes the usual JSend success envelope around the rows as they arrive. The server holds
- * two batches at most, whatever the number of rows.
+ * pipeline writes the usual JSend success envelope around the rows as they arrive. Each stream holds
+ * one encoded batch at most, whatever the number of rows.
  */
 export class RowStream extends Held {
   #expired: (() => void) | null = null;
@@ -70,10 +93,7 @@ export class RowStream extends Held {
       return prefix + text;
     };
     let chunk: string | null = '{"status":"success","data":[' + encodeBatch(this.first);
-    // The next batch is asked for before this one is sent, so the database reads while the server
-    // checks and encodes: two batches at most are held at a time.
-    let ahead: Promise<readonly unknown[]> | null = held.work(this.next);
-    ahead.catch(() => {}); // reported when awaited
+    let more = true;
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#expired = () => {
@@ -86,18 +106,19 @@ export class RowStream extends Held {
         clearTimeout(stallTimer);
         try {
           if (chunk === null) {
-            const batch: readonly unknown[] = ahead ? await ahead : [];
-            ahead = batch.length < this.batchSize ? null : held.work(this.next);
-            ahead?.catch(() => {});
-            chunk = encodeBatch(batch);
+            chunk = await inTurn(async () => {
+              const batch = await held.work(this.next);
+              more = batch.length >= this.batchSize;
+              return encodeBatch(batch);
+            });
           }
-          if (ahead === null) {
+          if (!more) {
             await held.end(true);
             chunk += "]}";
           }
           controller.enqueue(encoder.encode(chunk));
           chunk = null;
-          if (ahead === null) {
+          if (!more) {
             controller.close();
             finish("complete");
             return;
