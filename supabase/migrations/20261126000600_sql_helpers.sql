@@ -176,6 +176,10 @@ begin
 end
 $$;
 
+-- private.can_upload_public_files was the upload trigger's own copy of the tier check; nothing else
+-- called it (no endpoint, no policy).
+drop function private.can_upload_public_files();
+
 -- Content: a new source belongs to its creator; a homebrew one needs supporter tier 2 (admins are
 -- exempt). The tier is the creator's, who is the caller by then.
 create or replace function private.claim_new_content_source() returns trigger
