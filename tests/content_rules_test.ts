@@ -56,7 +56,10 @@ test("create-content-source: a new homebrew source needs supporter tier 2", asyn
     const res = await call("create-content-source", { name: "Mine" }, {
       token: user.access_token,
     });
-    match(failMessage(res), /^User does not have access: .*supporter tier 2 or higher$/);
+    equal(
+      failMessage(res),
+      "User does not have access: creating a homebrew content source requires supporter tier 2 or higher",
+    );
     equal(res.body.data.required_tier, 2);
   }
   const supporter = await makeUser({ tier: 2 });

@@ -13,14 +13,13 @@ import { serve } from "../_shared/serve.ts";
 
 type ProfileRow = Omit<z.input<typeof OwnProfile>, "patreon" | "api"> & {
   supporter_tier: number;
+  /** Whether the tier is the GAME-MASTER one, the only one that runs a GM group (SQL decides). */
+  game_master_tier: boolean;
   gm_access_code: string | null;
 };
 
 type ApiClientRow = z.input<typeof ProfileApiClient>;
 type VirtualTier = NonNullable<z.input<typeof ProfileGameMaster>["virtual_tier"]>;
-
-/** Supporter level of the GAME-MASTER tier, the only one that runs a GM group. */
-const GAME_MASTER_LEVEL = 4;
 
 serve(endpoint("get-user", {
   run: async ({ body, tx }) => {
@@ -31,17 +30,18 @@ serve(endpoint("get-user", {
                u.background_image_url, u.site_theme, u.summary, u.organized_play_id,
                u.subscribed_content_sources, u.is_admin, u.is_mod, u.is_developer,
                u.is_community_paragon, u.deactivated, u.supporter_tier,
+               private.is_game_master(u.supporter_tier) as game_master_tier,
                g.access_code as gm_access_code
         from public.public_user u
         left join public.gm_group g on g.gm_user_id = u.user_id
         where u.user_id = (select auth.uid())`;
       if (!own) throw fail("User not found");
-      const { supporter_tier, gm_access_code, ...profile } = own;
+      const { supporter_tier, game_master_tier, gm_access_code, ...profile } = own;
       const virtualTier = await selectVirtualTier(tx);
       // The GM reads their group's code here to share it (more-endpoints §6); a code left from a
       // lapsed GAME-MASTER tier admits nobody, so it is not shown.
-      const accessCode = supporter_tier >= GAME_MASTER_LEVEL ? gm_access_code : null;
-      const gameMaster = supporter_tier >= GAME_MASTER_LEVEL || virtualTier
+      const accessCode = game_master_tier ? gm_access_code : null;
+      const gameMaster = game_master_tier || virtualTier
         ? { access_code: accessCode, ...(virtualTier ? { virtual_tier: virtualTier } : {}) }
         : null;
       const clients = await tx<ApiClientRow[]>`
