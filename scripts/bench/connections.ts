@@ -24,6 +24,8 @@ export interface FloodReport {
   statuses: Record<string, number>;
   /** Seconds from the start until the last connection ended (or the wait ran out). */
   seconds: number;
+  /** Milliseconds from the start until the last connection was opened. */
+  openingMs: number;
   /** The server's RSS in MB before, at its highest while sampled, and after. */
   rssMb: { before: number; peak: number; after: number } | null;
 }
@@ -112,6 +114,7 @@ export async function flood(options: {
   for (let i = 0; i < options.count; i += 250) {
     await Promise.all(Array.from({ length: Math.min(250, options.count - i) }, one));
   }
+  const openingMs = Date.now() - started;
   await Promise.all(endings);
   clearInterval(sampler);
   const after = options.pid ? await rssMb(options.pid) : null;
@@ -120,6 +123,7 @@ export async function flood(options: {
     outcomes,
     statuses,
     seconds: Math.round((Date.now() - started) / 100) / 10,
+    openingMs,
     rssMb: before === null || after === null
       ? null
       : { before, peak: Math.max(peak, after), after },

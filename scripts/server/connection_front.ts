@@ -2,8 +2,9 @@
  * The local server's front door. `Deno.serve` offers no connection limit and no idle or header
  * timeout: idle connections piled up until its accept loop failed with "Too many open files",
  * which ended the process. So the server accepts TCP connections here, counts them, and relays
- * each to `Deno.serve` on a loopback port of its own. Beyond the cap a connection is answered 503
- * and closed at once. While no request of a connection runs, it is closed once IDLE_TIMEOUT_MS
+ * each, once it has sent its first bytes, to `Deno.serve` on a loopback port of its own. At the cap
+ * the oldest connection that has sent nothing is closed to make room; when none may go, a new
+ * connection is answered 503 and closed at once. While no request of a connection runs, it is closed once IDLE_TIMEOUT_MS
  * pass without a request starting or a byte of an answer going out: an idle connection, headers
  * that trickle in, and a client that stops reading its answer all end there. A request's body has
  * its own deadline (`read_body.ts`). Hosted, the platform's gateway holds the client connections
@@ -15,12 +16,6 @@
  * opening, or from the end of the last) or receiving a byte of an answer.
  */
 export const IDLE_TIMEOUT_MS = 10_000;
-/**
- * At the cap, a connection that has sent no request for this long is closed to let a new one in:
- * during a flood of idle connections a real client still gets in. Only connections this old go,
- * so a flood cannot churn descriptors faster than the server releases them.
- */
-const SHED_AFTER_MS = 2_000;
 /** File descriptors kept back from connections (database, store, files, the listeners). */
 const RESERVED_FILES = 256;
 /** Refusals written at once; past this a connection over the cap is closed without an answer. */
@@ -45,9 +40,6 @@ const REFUSAL = new TextEncoder().encode(
 export class Relay {
   /** Requests of this connection the HTTP server is handling now. */
   running = 0;
-  /** Requests this connection has started since it opened. */
-  started = 0;
-  readonly openedAt = Date.now();
   /** When the connection opened, its last request ended, or a byte of an answer went out. */
   lastActive = Date.now();
   upstream: Deno.TcpConn | null = null;
@@ -61,15 +53,15 @@ export class Relay {
 
   requestStarted(): void {
     this.running++;
-    this.started++;
   }
 
   /**
-   * Whether it may be closed to make room: it has never sent a whole request in SHED_AFTER_MS. A
-   * client that sends its request at once is never among them.
+   * Whether it may be closed to make room for a new connection: it has not sent a byte yet.
+   * Connections are shed oldest first, so a client that sends its request at once is never among
+   * them, however fast idle connections arrive.
    */
-  sheddable(now: number): boolean {
-    return this.started === 0 && this.running === 0 && now - this.openedAt >= SHED_AFTER_MS;
+  get sheddable(): boolean {
+    return this.upstream === null;
   }
 
   requestEnded(): void {
@@ -96,6 +88,11 @@ export class Relay {
   }
 }
 
+async function writeAll(to: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) written += await to.write(bytes.subarray(written));
+}
+
 /** Copies `from` to `to` until `from` ends; `moved` is told of every chunk. */
 async function pump(from: Deno.Conn, to: Deno.Conn, moved?: () => void): Promise<void> {
   // An idle connection holds only a small buffer; a read that fills it uses a large one next.
@@ -105,8 +102,7 @@ async function pump(from: Deno.Conn, to: Deno.Conn, moved?: () => void): Promise
     const n = await from.read(buffer);
     if (n === null) return;
     moved?.();
-    let written = 0;
-    while (written < n) written += await to.write(buffer.subarray(written, n));
+    await writeAll(to, buffer.subarray(0, n));
     if (n === buffer.length) buffer = buffer === small ? new Uint8Array(LARGE_READ) : buffer;
     else buffer = small;
   }
@@ -188,10 +184,15 @@ export class ConnectionFront {
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
-      if (this.#relays.size >= this.maxConnections && !this.#shedOne()) {
-        this.refused++;
-        this.#refuse(client);
-        continue;
+      if (this.#relays.size >= this.maxConnections) {
+        // Lets the reads of connections accepted just before this one finish first: a client
+        // that sent its request at once is then relayed, and not taken for an idle one.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        if (!this.#shedOne()) {
+          this.refused++;
+          this.#refuse(client);
+          continue;
+        }
       }
       this.#relay(client);
     }
@@ -199,9 +200,8 @@ export class ConnectionFront {
 
   /** Closes the oldest connection that may make room (see `sheddable`); false if none may. */
   #shedOne(): boolean {
-    const now = Date.now();
     for (const relay of this.#relays) {
-      if (relay.sheddable(now)) {
+      if (relay.sheddable) {
         this.shed++;
         relay.close();
         return true;
@@ -232,17 +232,23 @@ export class ConnectionFront {
       if (closed.upstream) this.#byUpstreamPort.delete(closed.upstream.localAddr.port);
     });
     this.#relays.add(relay);
+    let upstream: Deno.TcpConn;
     try {
       client.setNoDelay(true);
-      const upstream = await Deno.connect({ hostname: "127.0.0.1", port: this.#upstreamPort });
+      // Until the client sends its first bytes it holds one descriptor and the HTTP server knows
+      // nothing of it, so closing it to make room (`sheddable`) churns only this front's sockets.
+      const first = new Uint8Array(SMALL_READ);
+      const n = await client.read(first);
+      if (n === null) return relay.close();
+      upstream = await Deno.connect({ hostname: "127.0.0.1", port: this.#upstreamPort });
       upstream.setNoDelay(true);
       relay.upstream = upstream;
       this.#byUpstreamPort.set(upstream.localAddr.port, relay);
+      await writeAll(upstream, first.subarray(0, n));
     } catch {
       relay.close();
       return;
     }
-    const upstream = relay.upstream;
     const touch = () => (relay.lastActive = Date.now());
     await Promise.all([
       // Bytes from the client keep nothing open: headers that trickle in must not hold a slot.
