@@ -1,7 +1,13 @@
 import type { z } from "zod";
 import { noteAddressWindow, noteRefused, noteResolved } from "./auth/api_key_standing.ts";
 import { bearerHeader } from "./auth/classify_bearer.ts";
-import { type Bucket, type Credential, resolveCredential } from "./auth/credential.ts";
+import {
+  type Bucket,
+  type Credential,
+  resolveCredential,
+  type UsableCredential,
+} from "./auth/credential.ts";
+import { actsForUser, type Identity } from "./auth/identity.ts";
 import {
   type AuthKind,
   contract,
@@ -11,11 +17,11 @@ import {
 } from "@shared/contract.ts";
 import type postgres from "postgres";
 import {
-  type Acting,
-  readInTransaction,
+  asCaller,
+  type CallerTransactionOptions,
+  ONE_ROUND_TRIP_READ,
   type ReadStatement,
-  withApiKey,
-  withRole,
+  readStatement,
 } from "./db/as_caller.ts";
 import type { Tx } from "./db/pool.ts";
 import { AfterCommit } from "./after_commit.ts";
@@ -51,19 +57,14 @@ import { clientAddress } from "./client_address.ts";
 
 export type { AuthKind };
 
-/**
- * What kind of caller this is. Which user a request acts for is known to the database
- * (`auth.uid()`), which resolves API keys itself; handlers ask it rather than carry a copy.
- */
-export type Caller =
-  | { kind: "anonymous" }
-  | { kind: "service" }
-  | { kind: "user"; via: "jwt" | "api_key" };
-
 /** What a handler receives. */
 export interface HandlerContext<B> {
   body: B;
-  caller: Caller;
+  /**
+   * The kind of caller only: which user a request acts for is known to the database
+   * (`auth.uid()`), which resolves API keys itself; handlers ask it rather than carry a copy.
+   */
+  caller: Pick<Identity, "kind">;
   requestId: string;
   /** The client's address as the rate limiter saw it. */
   clientIp: string;
@@ -196,24 +197,25 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       // After the rate limit, so a refused method counts and carries the budget headers too.
       if (req.method !== "POST") throw refusals.methodNotAllowed();
       if (credential.kind === "refused") throw credential.refusal;
+      const caller: UsableCredential = credential;
 
       const text = await readBodyCapped(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
       const parsed = spec.body.safeParse(parseJsonBody(text), { reportInput: true });
       if (!parsed.success) {
-        await confirmApiKey(credential, spec.ingress); // an unknown key is reported before a bad body
+        await confirmApiKey(caller, spec.ingress); // an unknown key is reported before a bad body
         throw validationFail(parsed.error, spec.body);
       }
       const base = { body: parsed.data as z.output<S>, requestId, clientIp };
       let data: unknown;
       if (spec.database === false) {
-        await confirmApiKey(credential, spec.ingress);
-        data = await spec.run({ ...base, caller: callerOf(credential) });
+        await confirmApiKey(caller, spec.ingress);
+        data = await spec.run({ ...base, caller: { kind: caller.kind } });
       } else {
         const key = idempotencyKeyOf(req, name);
-        const retryable = key === null || !hasUser(credential)
+        const retryable = key === null || !actsForUser(caller)
           ? null
           : { key, endpoint: name, bodyHash: sha256Hex(text) };
-        data = await runInTransaction(spec, base, credential, retryable);
+        data = await runInTransaction(spec, base, caller, retryable);
       }
       if (data instanceof RowStream) {
         const check = (batch: readonly unknown[]) => checkedList(spec.result, batch);
@@ -242,11 +244,6 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
     return response;
   };
   return handler;
-}
-
-/** Whether a request acts for a user (a session, or an API key's client): a key has an owner. */
-function hasUser(credential: Credential): boolean {
-  return credential.kind === "jwt" || credential.kind === "api_key";
 }
 
 function checkedResult(schema: z.ZodType, data: unknown): unknown {
@@ -288,47 +285,31 @@ async function consume(bucket: Bucket, store: Store): Promise<WindowResult> {
   return window;
 }
 
-function callerOf(credential: Credential): Caller {
-  switch (credential.kind) {
-    case "service":
-      return { kind: "service" };
-    case "api_key":
-    case "jwt":
-      return { kind: "user", via: credential.kind };
-    default:
-      return { kind: "anonymous" };
-  }
-}
-
-/** The role and claims for a caller whose identity needs no lookup. */
-function actingFor(credential: Credential): Acting {
-  if (credential.kind === "service") return { role: "service_role" };
-  if (credential.kind === "jwt") return { role: "authenticated", claims: credential.claims };
-  return { role: "anon" };
-}
-
 /**
  * Resolves an API key in a transaction of its own: for an endpoint without database work, and to
  * report an unknown key before a bad body. Other credentials need no lookup.
  */
-async function confirmApiKey(credential: Credential, store: Store): Promise<void> {
-  if (credential.kind !== "api_key") return;
-  await learnStanding(credential, store, withApiKey(credential.keyHash, null, async () => {}));
+async function confirmApiKey(credential: UsableCredential, store: Store): Promise<void> {
+  if (credential.kind === "api_key") await transactionAs(credential, store, async () => {});
 }
 
 /**
- * Notes what the database said about a key, so later requests pick their buckets by it; a refused
- * key spends one request of its address's budget, and is a 429 when that budget is gone.
+ * Runs `fn` in a transaction as the request's caller: every transaction of a request starts here.
+ * It is also the one place an API key's standing is learned: what the database said about the key
+ * picks the buckets of later requests, and a refused key spends one request of its address's
+ * budget, and is a 429 when that budget is gone.
  */
-async function learnStanding<T>(
-  credential: Extract<Credential, { kind: "api_key" }>,
+async function transactionAs<T>(
+  credential: UsableCredential,
   store: Store,
-  lookup: Promise<T>,
-): Promise<T> {
+  fn: (tx: Tx) => Promise<T>,
+  options: CallerTransactionOptions = {},
+): Promise<{ value: T; actedAs: Identity }> {
+  if (credential.kind !== "api_key") return await asCaller(credential, fn, options);
   try {
-    const value = await lookup;
+    const done = await asCaller(credential, fn, options);
     noteResolved(credential.keyHash);
-    return value;
+    return done;
   } catch (e) {
     // PT401 comes only from the key lookup that opens the transaction.
     const refusal = (e as { code?: unknown })?.code === "PT401" ? mapDatabaseError(e) : null;
@@ -343,20 +324,28 @@ async function learnStanding<T>(
 /**
  * Runs a database handler in one transaction as its caller. For an API key the database resolves
  * the key, and the character grant when the endpoint names one, in the statement that opens the
- * transaction (`withApiKey`), so an API-key request costs one transaction and no extra round trip.
+ * transaction (`asCaller`), so an API-key request costs one transaction and no extra round trip.
  */
 async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   spec: DbEndpointSpec<S, R>,
   base: Omit<HandlerContext<z.output<S>>, "caller">,
-  credential: Credential,
+  credential: UsableCredential,
   retryable: IdempotentRequest | null = null,
 ): Promise<unknown> {
-  if (spec.read && (spec.read.when?.(base.body) ?? true)) {
-    return await runRead(spec, spec.read, base.body, credential);
+  const read = spec.read;
+  if (read && (read.when?.(base.body) ?? true)) {
+    const statement = read.statement(base.body);
+    const { value: rows } = await transactionAs(
+      credential,
+      spec.ingress,
+      (tx) => readStatement(tx, statement),
+      ONE_ROUND_TRIP_READ,
+    );
+    return read.result(rows, base.body);
   }
   const run = spec.run;
   if (!run) throw new Error("An endpoint without `run` must read every body it takes");
-  const caller = callerOf(credential);
+  const caller = { kind: credential.kind };
   type Outcome = z.input<R> | AfterCommit<z.input<R>> | RowStream;
   const work = (tx: Tx): Promise<Outcome> => run({ ...base, caller, tx });
   // With an Idempotency-Key, the key is claimed and the answer kept in the same transaction.
@@ -368,51 +357,20 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
     await rememberAnswer(tx, retryable, 200, successBody(checked));
     return checked;
   };
-  let outcome: Outcome;
-  let acting: Acting;
-  if (credential.kind === "api_key") {
-    const characterId = spec.characterGrant?.(base.body) ?? null;
-    ({ value: outcome, acting } = await learnStanding(
-      credential,
-      spec.ingress,
-      withApiKey(credential.keyHash, characterId, handle),
-    ));
-  } else {
-    acting = actingFor(credential);
-    outcome = await withRole(acting, handle);
-  }
+  const characterId = spec.characterGrant?.(base.body) ?? null;
+  const { value: outcome, actedAs } = await transactionAs(credential, spec.ingress, handle, {
+    characterId,
+  });
   if (!(outcome instanceof AfterCommit)) return outcome;
-  const same = acting;
-  const final = await outcome.step({ transaction: (fn) => withRole(same, fn) });
+  const same = async <T>(fn: (tx: Tx) => Promise<T>) => (await asCaller(actedAs, fn)).value;
+  const final = await outcome.step({ transaction: same });
   if (retryable === null) return final;
   // The answer came after the commit: kept now if it can be. The caller may be gone (delete-user)
   // or the database away; the answer stands either way, and a repeat of the key is then told that
   // the first request's outcome is unknown (`claimKey`), never given the work a second time.
   const checked = checkedResult(spec.result, final);
-  await withRole(same, (tx) => rememberAnswer(tx, retryable, 200, successBody(checked)))
-    .catch(() => {});
+  await same((tx) => rememberAnswer(tx, retryable, 200, successBody(checked))).catch(() => {});
   return checked;
-}
-
-/**
- * Runs a one-statement read as its caller, in a transaction of one round trip (the COMMIT sent
- * with it). An API key's standing is learned from it as from any transaction.
- */
-async function runRead<S extends z.ZodType, R extends z.ZodType>(
-  spec: DbEndpointSpec<S, R>,
-  read: OneRead<S, R>,
-  body: z.output<S>,
-  credential: Credential,
-): Promise<z.input<R>> {
-  const statement = read.statement(body);
-  const rows = credential.kind === "api_key"
-    ? await learnStanding(
-      credential,
-      spec.ingress,
-      readInTransaction({ keyHash: credential.keyHash }, statement),
-    )
-    : await readInTransaction({ acting: actingFor(credential) }, statement);
-  return read.result(rows, body);
 }
 
 /**

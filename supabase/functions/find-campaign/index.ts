@@ -1,7 +1,8 @@
+import { actsForUser } from "../_shared/auth/identity.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { findCampaigns } from "../_shared/characters/campaigns.ts";
 
 serve(endpoint("find-campaign", {
-  run: async ({ body, caller, tx }) => await findCampaigns(tx, body, caller.kind === "user"),
+  run: async ({ body, caller, tx }) => await findCampaigns(tx, body, actsForUser(caller)),
 }));

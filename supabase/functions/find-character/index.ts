@@ -8,7 +8,7 @@ serve(endpoint("find-character", {
   characterGrant: (body) => typeof body.id === "number" ? body.id : undefined,
   run: async ({ body, caller, tx }) => {
     // The interface's rule for API keys: one character per call (grants are per character).
-    if (caller.kind === "user" && caller.via === "api_key" && Array.isArray(body.id)) {
+    if (caller.kind === "api_key" && Array.isArray(body.id)) {
       throw fail("Invalid value for id: an API key takes one integer id per call", { field: "id" });
     }
     return oneOrMany(body.id, await selectCharacters(tx, body));

@@ -1,3 +1,4 @@
+import { actsForUser } from "../_shared/auth/identity.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { updateCharacter } from "../_shared/characters/characters.ts";
@@ -7,7 +8,7 @@ serve(endpoint("update-character", {
   run: async ({ body, caller, tx }) => {
     const { id, expected_updated_at, ...patch } = body;
     // Signed out, the web client expects the reference's answer: no access, nothing written.
-    if (caller.kind === "anonymous") {
+    if (!actsForUser(caller)) {
       const visible = await tx`select 1 from public.character where id = ${id}`;
       return { __forbidden: true, reason: visible.length > 0 ? "WRITE_DENIED" : "NOT_VISIBLE" };
     }

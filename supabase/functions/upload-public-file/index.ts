@@ -1,4 +1,5 @@
 import { MAX_UPLOAD_BYTES } from "@shared/uploads.ts";
+import { actsForUser } from "../_shared/auth/identity.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { type Bytes, decodeStrictBase64 } from "../_shared/base64.ts";
 import { fail } from "../_shared/envelope.ts";
@@ -16,7 +17,7 @@ function decodeBase64(text: string): Bytes {
 
 serve(endpoint("upload-public-file", {
   run: async ({ body, caller, tx }) => {
-    if (caller.kind !== "user") throw fail("User not found");
+    if (!actsForUser(caller)) throw fail("User not found");
     const bytes = decodeBase64(body.data);
     if (bytes.byteLength > MAX_UPLOAD_BYTES) {
       throw fail("Invalid value for data: the file is larger than 2 MiB");

@@ -7,7 +7,8 @@ import { addressSpent, standingOf } from "./api_key_standing.ts";
 import { classifyBearer, isOneOf } from "./classify_bearer.ts";
 import { keyProof } from "./signed_api_key.ts";
 import { env } from "../env.ts";
-import { type Claims, verifyToken } from "./jwt.ts";
+import type { Identity } from "./identity.ts";
+import { verifyToken } from "./jwt.ts";
 
 /** The credentials an endpoint accepts (the contract's own type). */
 export type { AuthKind };
@@ -18,26 +19,25 @@ export interface Bucket {
   identifier: string;
 }
 
+/** A credential that was not refused: the caller's identity and its rate buckets. */
+export type UsableCredential =
+  & { buckets: readonly Bucket[] }
+  & (
+    | Exclude<Identity, { kind: "api_key" }>
+    | Extract<Identity, { kind: "api_key" }> & {
+      /** The address to charge if the lookup refuses the key (null: charged up front, or known). */
+      chargeOnRefusal: string | null;
+    }
+  );
+
 /**
  * A request's credential, resolved once from its Authorization header, with the buckets it counts
  * against. `refused` carries the refusal to answer after the rate limit and the method check.
  * An API key is resolved by the database when the request's transaction opens.
  */
 export type Credential =
-  & { buckets: readonly Bucket[] }
-  & (
-    | { kind: "none" }
-    | { kind: "anon" }
-    | { kind: "jwt"; claims: Claims }
-    | {
-      kind: "api_key";
-      keyHash: string;
-      /** The address to charge if the lookup refuses the key (null: charged up front, or known). */
-      chargeOnRefusal: string | null;
-    }
-    | { kind: "service" }
-    | { kind: "refused"; refusal: Fail }
-  );
+  | UsableCredential
+  | { kind: "refused"; refusal: Fail; buckets: readonly Bucket[] };
 
 /**
  * Resolves the credential of a request to an endpoint accepting `accepted`. Buckets: a usable

@@ -1,64 +1,58 @@
 /**
- * Transactions as a request's caller: a role and claims known from the credential (`withRole`),
- * or an API key the database resolves (`withApiKey`), and reads of one statement.
+ * Transactions as a request's caller, given as the credential established it (`Identity`): a role
+ * and claims known already, or an API key the database resolves in the statement that opens the
+ * transaction.
  */
 import type postgres from "postgres";
-import type { Claims } from "../auth/jwt.ts";
+import type { Identity } from "../auth/identity.ts";
 import type { Tx } from "./pool.ts";
 import { inTransaction, type TransactionOptions } from "./transaction.ts";
 
-/** Whom a transaction acts as: a user's claims, nobody (anon), or the service role. */
-export type Acting = { role: "authenticated"; claims: Claims } | { role: "anon" } | {
-  role: "service_role";
-};
+/** How a transaction as a caller runs. */
+export interface CallerTransactionOptions extends TransactionOptions {
+  /**
+   * Under an API key: the character the call targets. The key needs a grant on it, and the
+   * transaction acts as the character's owner.
+   */
+  characterId?: number | null;
+}
 
 /**
- * Runs `fn` in one transaction as the given role with `request.jwt.claims` set transaction-locally,
- * exactly as PostgREST does, so every row-level policy applies to every statement in it. An
- * `authenticated` transaction first checks that the user still exists (401 otherwise).
+ * Runs `fn` in one transaction as `caller`, with the role and `request.jwt.claims` set
+ * transaction-locally exactly as PostgREST does, so every row-level policy applies to every
+ * statement in it. A session first checks that its user still exists (401 otherwise); an API key
+ * is resolved by its hash (401 unknown or revoked, 403 without the grant). Returns the result with
+ * whom the transaction acted as: for an API key, its user's session, for a later transaction as
+ * the same caller without a second lookup.
  */
-export async function withRole<T>(
-  acting: Acting,
+export async function asCaller<T>(
+  caller: Identity,
   fn: (tx: Tx) => Promise<T>,
-  options: TransactionOptions = {},
-): Promise<T> {
-  const claims = acting.role === "authenticated" ? JSON.stringify(acting.claims) : "{}";
+  options: CallerTransactionOptions = {},
+): Promise<{ value: T; actedAs: Identity }> {
+  if (caller.kind === "api_key") {
+    const { value, opened } = await inTransaction(
+      (tx) =>
+        tx<{ claims: string }[]>`
+        select private.begin_api_key_request(${caller.keyHash}, ${options.characterId ?? null})
+          as claims${planMode(tx, options)}`,
+      fn,
+      options,
+    );
+    const claims = opened[0]?.claims;
+    if (claims === undefined) throw new Error("begin_api_key_request returned no claims");
+    return { value, actedAs: { kind: "jwt", claims: JSON.parse(claims) } };
+  }
+  const [role, claims] = caller.kind === "jwt"
+    ? ["authenticated", JSON.stringify(caller.claims)]
+    : [caller.kind === "service" ? "service_role" : "anon", "{}"];
   const { value } = await inTransaction(
-    (tx) => tx`select private.begin_request(${acting.role}, ${claims})${planMode(tx, options)}`,
+    (tx) => tx`select private.begin_request(${role}, ${claims})${planMode(tx, options)}`,
     fn,
     options,
   );
-  return value;
+  return { value, actedAs: caller };
 }
-
-/**
- * Runs `fn` in one transaction as the user behind an API key: the database resolves the key by its
- * hash (and, given a character id, the key's grant on that character, acting as its owner), then
- * sets the role and claims; 401 for an unknown or revoked key, 403 without the grant. Returns the
- * result with whom it acted as, for a later transaction as the same caller.
- */
-export async function withApiKey<T>(
-  keyHash: string,
-  characterId: number | null,
-  fn: (tx: Tx) => Promise<T>,
-  options: TransactionOptions = {},
-): Promise<{ value: T; acting: Acting }> {
-  const { value, opened } = await inTransaction(
-    (tx) =>
-      tx<{ claims: string }[]>`
-      select private.begin_api_key_request(${keyHash}, ${characterId}) as claims${
-        planMode(tx, options)
-      }`,
-    fn,
-    options,
-  );
-  const claims = opened[0]?.claims;
-  if (claims === undefined) throw new Error("begin_api_key_request returned no claims");
-  return { value, acting: { role: "authenticated", claims: JSON.parse(claims) } };
-}
-
-/** Whom a one-statement read acts as: a caller known from its credential, or an API key's hash. */
-export type Reader = { acting: Acting } | { keyHash: string };
 
 /**
  * A read of one statement: text built from server code constants only, with the caller's values
@@ -70,30 +64,17 @@ export interface ReadStatement {
 }
 
 /**
- * Runs one read statement as `reader` in a transaction of one round trip: BEGIN, the opener, the
- * plan mode, the statement and COMMIT reach Postgres in one write, and their answers come back
- * together. Planning the policy-expanded statement costs Postgres more than running it, and its
- * plan does not depend on the values (ids, names): the transaction uses the cached generic plan,
- * which halved the Postgres CPU of a find by id (README, "Performance").
+ * How a one-statement read runs: BEGIN, the opener, the plan mode, the statement and COMMIT reach
+ * Postgres in one write, and their answers come back together. Planning the policy-expanded
+ * statement costs Postgres more than running it, and its plan does not depend on the values (ids,
+ * names): the transaction uses the cached generic plan, which halved the Postgres CPU of a find by
+ * id (docs/performance.md).
  */
-export async function readInTransaction(
-  reader: Reader,
-  statement: ReadStatement,
-): Promise<postgres.Row[]> {
-  const read = (tx: Tx) =>
-    tx.unsafe(statement.text, statement.params as never[], { prepare: true }).execute();
-  return await asReader(reader, read, { commitAhead: true, genericPlans: true });
-}
+export const ONE_ROUND_TRIP_READ: TransactionOptions = { commitAhead: true, genericPlans: true };
 
-/** Runs `fn` in one transaction as `reader`: an API key's user, or a caller known already. */
-async function asReader<T>(
-  reader: Reader,
-  fn: (tx: Tx) => Promise<T>,
-  options: TransactionOptions = {},
-): Promise<T> {
-  return "keyHash" in reader
-    ? (await withApiKey(reader.keyHash, null, fn, options)).value
-    : await withRole(reader.acting, fn, options);
+/** Sends a read statement in `tx`, as a named statement when the pool prepares them. */
+export function readStatement(tx: Tx, statement: ReadStatement): Promise<postgres.Row[]> {
+  return tx.unsafe(statement.text, statement.params as never[], { prepare: true }).execute();
 }
 
 /** The opener's extra column that asks for cached generic plans, when `options` want them. */
