@@ -16,6 +16,12 @@
  * opening, or from the end of the last) or receiving a byte of an answer.
  */
 export const IDLE_TIMEOUT_MS = 10_000;
+/**
+ * A connection whose request has not arrived whole (its headers, or its body) and which has sent no
+ * byte for this long may be closed to make room at the cap: headers that trickle in, an upload that
+ * stalls. A client sending a request, even slowly, sends bytes more often than this.
+ */
+const STALLED_MS = 250;
 /** File descriptors kept back from connections (database, store, files, the listeners). */
 const RESERVED_FILES = 256;
 /** Refusals written at once; past this a connection over the cap is closed without an answer. */
@@ -40,8 +46,14 @@ const REFUSAL = new TextEncoder().encode(
 export class Relay {
   /** Requests of this connection the HTTP server is handling now. */
   running = 0;
+  /** Requests this connection has started since it opened. */
+  started = 0;
   /** When the connection opened, its last request ended, or a byte of an answer went out. */
   lastActive = Date.now();
+  /** When the client last sent a byte. */
+  lastReceived = Date.now();
+  /** Whether a request of this connection is waiting for the rest of its body. */
+  awaitingBody = false;
   upstream: Deno.TcpConn | null = null;
   #closed = false;
 
@@ -51,21 +63,33 @@ export class Relay {
     return this.client.remoteAddr;
   }
 
-  requestStarted(): void {
+  /** A request of this connection reached the HTTP server; `withBody` until its body is read. */
+  requestStarted(withBody: boolean): void {
     this.running++;
+    this.started++;
+    this.awaitingBody = withBody;
+  }
+
+  /** The running request's body was read whole. */
+  bodyRead(): void {
+    this.awaitingBody = false;
   }
 
   /**
-   * Whether it may be closed to make room for a new connection: it has not sent a byte yet.
-   * Connections are shed oldest first, so a client that sends its request at once is never among
-   * them, however fast idle connections arrive.
+   * Whether it may be closed to make room for a new connection: it has not sent a byte yet, or its
+   * first request's headers or a request's body stalled (STALLED_MS). Connections are shed oldest
+   * first, so a client that sends a whole request at once is not among them, however fast idle or
+   * stalled ones arrive; a kept-alive connection between requests is not either.
    */
   get sheddable(): boolean {
-    return this.upstream === null;
+    if (this.upstream === null) return true;
+    const incomplete = this.started === 0 || this.awaitingBody;
+    return incomplete && Date.now() - this.lastReceived >= STALLED_MS;
   }
 
   requestEnded(): void {
     this.running--;
+    this.awaitingBody = false;
     this.lastActive = Date.now();
   }
 
@@ -250,9 +274,10 @@ export class ConnectionFront {
       return;
     }
     const touch = () => (relay.lastActive = Date.now());
+    const received = () => (relay.lastReceived = Date.now());
     await Promise.all([
       // Bytes from the client keep nothing open: headers that trickle in must not hold a slot.
-      pump(client, upstream).then(
+      pump(client, upstream, received).then(
         // The client finished sending: the answer may still come back.
         () => upstream.closeWrite().catch(() => relay.close()),
         () => relay.close(),

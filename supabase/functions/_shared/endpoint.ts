@@ -40,7 +40,7 @@ import {
 } from "./envelope.ts";
 import { log } from "./log.ts";
 import { consumeRateLimit, rateLimitHeaders, type WindowResult } from "./rate_limit.ts";
-import { parseJsonBody, readBodyCapped } from "./read_body.ts";
+import { hasSmallBody, parseJsonBody, readBodyCapped } from "./read_body.ts";
 import { refusals } from "./refusals.ts";
 import { sha256Hex } from "./sha256.ts";
 import { validationFail } from "./validation.ts";
@@ -184,6 +184,12 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       if (req.method === "OPTIONS") {
         return new Response(null, { status: 204, headers: corsHeaders });
       }
+      const maxBodyBytes = spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+      // A small body has arrived with the headers: it is read while the credential and the budget
+      // are checked; a large one only once the caller is within budget. Either is awaited below,
+      // so a refusal before the body still comes first.
+      const early = hasSmallBody(req) ? readBodyCapped(req, maxBodyBytes) : null;
+      early?.catch(() => {});
       const clientIp = clientAddress(req, info, env.TRUST_PROXY);
       credential = await resolveCredential(
         bearerHeader(req.headers),
@@ -199,7 +205,7 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       if (credential.kind === "refused") throw credential.refusal;
       const caller: UsableCredential = credential;
 
-      const text = await readBodyCapped(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+      const text = await (early ?? readBodyCapped(req, maxBodyBytes));
       const parsed = spec.body.safeParse(parseJsonBody(text), { reportInput: true });
       if (!parsed.success) {
         await confirmApiKey(caller, spec.ingress); // an unknown key is reported before a bad body

@@ -10,6 +10,26 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  */
 export const BODY_TIMEOUT_MS = 10_000;
 
+/** Bodies up to this size may be read before the caller's budget is known (`hasSmallBody`). */
+const SMALL_BODY_BYTES = 64 * 1024;
+
+/** Whether the request declares a body of at most SMALL_BODY_BYTES. */
+export function hasSmallBody(req: Request): boolean {
+  if (req.body === null || req.headers.has("transfer-encoding")) return false;
+  const length = Number(req.headers.get("content-length") ?? NaN);
+  return Number.isSafeInteger(length) && length <= SMALL_BODY_BYTES;
+}
+
+const bodyReadListeners = new WeakMap<Request, () => void>();
+
+/**
+ * Tells `listener` once the request's body has been read whole. The local server's front uses it:
+ * at its connection cap, an upload whose body stalls may be closed to let a new client in.
+ */
+export function whenBodyRead(req: Request, listener: () => void): void {
+  bodyReadListeners.set(req, listener);
+}
+
 /** Reads a request body as text, refusing with 413 once more than `maxBytes` would be read. */
 export async function readBodyCapped(req: Request, maxBytes: number): Promise<string> {
   if (req.body === null) return "";
@@ -29,6 +49,7 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<st
       : readStreamCapped(req.body, maxBytes),
     late,
   ]).finally(() => clearTimeout(timer));
+  bodyReadListeners.get(req)?.();
   try {
     return utf8.decode(bytes);
   } catch {
