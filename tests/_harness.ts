@@ -7,16 +7,19 @@ import postgres from "postgres";
 import { SignJWT } from "jose";
 import { type RunningServer, startServer } from "../scripts/server/server.ts";
 import { type HostedEmulation, startHostedEmulation } from "../scripts/hosted/emulation.ts";
-import { randomIp } from "./support/http.ts";
+import { fetchFrom, randomIp } from "./support/http.ts";
+import { useRunSecrets } from "../scripts/support/run_secrets.ts";
 import { prepare } from "../scripts/support/fresh_database.ts";
 import { loadEnvFile } from "../scripts/server/env_file.ts";
 
 Deno.env.set("LOG_LEVEL", Deno.env.get("TEST_LOG_LEVEL") ?? "silent");
-// Tests pick their client address through X-Forwarded-For so per-IP budgets stay independent.
-Deno.env.set("TRUST_PROXY", "true");
 Deno.env.set("RATE_LIMIT_PREFIX", `test-${crypto.randomUUID()}`);
-// The suite signs in through the local Auth stand-in and runs on the example secrets.
-Deno.env.set("LOCAL_DEVELOPMENT", "1");
+// The server under test is configured as deployed: TRUST_PROXY off (tests pick their client
+// address by connecting from it, see `call`), no local development (which a start on the embedded
+// database would otherwise switch on: no sign-in stand-in, no example secrets), and secrets of
+// its own. A test that needs a switch starts a server of its own with it.
+Deno.env.set("LOCAL_DEVELOPMENT", "0");
+useRunSecrets();
 
 async function freshDatabase(adminUrl: string): Promise<string> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {}, prepare });
@@ -134,7 +137,7 @@ export interface CallResult<T = unknown> {
 export interface CallOptions {
   /** Bearer token (API key, JWT or service secret). */
   token?: string;
-  /** Client address as seen through the trusted proxy header (default: a fresh random one). */
+  /** The client address the call comes from (default: a fresh random one); see `fetchFrom`. */
   ip?: string;
   headers?: Record<string, string>;
   /** Raw body instead of JSON.stringify(body). */
@@ -142,22 +145,31 @@ export interface CallOptions {
   method?: string;
 }
 
-/** A random client address, so each test has its own per-IP budget. */
-export { randomIp };
+/** A random client address, so each test has its own per-IP budget; fetch() from one. */
+export { fetchFrom, randomIp };
 
-/** POSTs to a function over HTTP and parses the JSON answer. */
+/** POSTs to a function of the server under test over HTTP and parses the JSON answer. */
 export async function call<T = unknown>(
+  fn: string,
+  body: unknown = {},
+  options: CallOptions = {},
+): Promise<CallResult<T>> {
+  return await callAt<T>(server.functionsUrl, fn, body, options);
+}
+
+/** POSTs to a function of the server at `functionsUrl` and parses the JSON answer. */
+export async function callAt<T = unknown>(
+  functionsUrl: string,
   fn: string,
   body: unknown = {},
   options: CallOptions = {},
 ): Promise<CallResult<T>> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
-    "x-forwarded-for": options.ip ?? randomIp(),
     ...options.headers,
   };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const res = await fetch(`${server.functionsUrl}/${fn}`, {
+  const res = await fetchFrom(options.ip ?? randomIp())(`${functionsUrl}/${fn}`, {
     method: options.method ?? "POST",
     headers,
     body: options.raw ?? JSON.stringify(body),

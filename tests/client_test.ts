@@ -13,21 +13,15 @@ import { listFunctionNames } from "../scripts/server/server.ts";
 import { loadFunction } from "../supabase/functions/_shared/serve.ts";
 
 const functionsDir = new URL("../supabase/functions/", import.meta.url);
-import { makeApiKey, makeUser, randomIp, server, test } from "./_harness.ts";
+import { fetchFrom, makeApiKey, makeUser, randomIp, server, test } from "./_harness.ts";
 
 /** A client of the test server whose calls come from their own client address. */
 function clientFor(token?: string, retry?: boolean | RetryOptions): RpgClient {
-  const ip = randomIp();
-  const viaProxy: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set("x-forwarded-for", ip);
-    return fetch(input, { ...init, headers });
-  };
   return createRpgClient({
     url: server.appUrl,
     ...(token ? { token } : {}),
     ...(retry ? { retry } : {}),
-    fetch: viaProxy,
+    fetch: fetchFrom(randomIp()),
   });
 }
 

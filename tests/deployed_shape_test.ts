@@ -12,9 +12,11 @@ import {
   anonKey,
   call,
   failMessage,
+  fetchFrom,
   hosted,
   makeApiKey,
   makeUser,
+  randomIp,
   server,
   successData,
   test,
@@ -47,11 +49,9 @@ test("deployed shape: token → character → find → API key → grant → key
   const origin = server.functionsUrl.replace(/\/functions\/v1$/, "");
   const visitor = createClient(origin, await anonKey(), {
     auth: { persistSession: false, autoRefreshToken: false },
+    global: { fetch: fetchFrom(randomIp()) },
   });
-  const { data, error } = await visitor.functions.invoke("find-spell", {
-    body: { id: 1 },
-    headers: { "x-forwarded-for": `198.51.100.${Math.floor(Math.random() * 250) + 1}` },
-  });
+  const { data, error } = await visitor.functions.invoke("find-spell", { body: { id: 1 } });
   equal(error, null);
   equal(data.status, "success");
   equal(data.data.id, 1);

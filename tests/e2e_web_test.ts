@@ -4,31 +4,81 @@
  * clients, checked against what the API then allows. Screenshots of every page go to
  * test-artifacts/screenshots/ for a person to look at.
  *
+ * The pages sign in through the local sign-in stand-in, which a server has only in local
+ * development: these tests run on a server of their own started as `deno task start` runs on a
+ * developer's machine (LOCAL_DEVELOPMENT=1), not on the harness's, which runs as deployed.
+ *
  * Without /usr/bin/chromium the browser tests fail (install it with scripts/install_chromium.sh)
  * unless SKIP_BROWSER_TESTS=1. The tests of the local sign-in stand-in and of the page route need
  * no browser and always run.
  */
 import { equal, match, ok } from "node:assert/strict";
+import type postgres from "postgres";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { createClient } from "@supabase/supabase-js";
 import {
-  adminSql,
-  call,
+  callAt,
+  type CallOptions,
+  type CallResult,
   failMessage,
-  makeUser,
   server,
   successData,
   test,
   type TestUser,
 } from "./_harness.ts";
+import { createAccount } from "../scripts/support/accounts.ts";
+import { ServerProcess } from "../scripts/support/server_process.ts";
+import { defaultTestDatabase } from "./support/test_database.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SKIP_BROWSER = Deno.env.get("SKIP_BROWSER_TESTS") === "1";
 const SCREENSHOTS = new URL("../test-artifacts/screenshots/", import.meta.url);
 const NO_ACCESS = "You do not have access to this character";
 
+/** A server in local development, with what a test does on it. */
+interface LocalDevelopment {
+  /** The origin of its pages, its functions and its sign-in stand-in. */
+  appUrl: string;
+  call(fn: string, body?: unknown, options?: CallOptions): Promise<CallResult>;
+  /** Creates an account directly in its database, with a one-hour access token. */
+  makeUser(options?: { tier?: number }): Promise<TestUser>;
+  /** The database owner's connection to its database. */
+  sql: postgres.Sql;
+}
+
+/** Runs `fn` on a fresh server in local development (on a database of its own), then stops it. */
+async function withLocalDevelopment(fn: (local: LocalDevelopment) => Promise<void>): Promise<void> {
+  const database = await defaultTestDatabase();
+  let started: ServerProcess | null = null;
+  let sql: postgres.Sql | null = null;
+  try {
+    started = await ServerProcess.start({ ...database.env, LOCAL_DEVELOPMENT: "1" });
+    const owner = sql = await database.connect();
+    const functionsUrl = started.functionsUrl;
+    await fn({
+      appUrl: new URL(functionsUrl).origin,
+      call: (name, body, options) => callAt(functionsUrl, name, body, options),
+      async makeUser(options = {}) {
+        const account = await createAccount(owner, options.tier ?? 0);
+        return { user_id: account.user_id, email: account.email, access_token: account.token };
+      },
+      sql: owner,
+    });
+  } finally {
+    await sql?.end();
+    if (started) {
+      started.kill("SIGTERM");
+      await started.status;
+    }
+    await database.cleanup();
+  }
+}
+
 /** Registers a test that needs the browser: ignored (and said so) when SKIP_BROWSER_TESTS=1. */
-function browserTest(name: string, fn: (browser: Browser) => Promise<void>): void {
+function browserTest(
+  name: string,
+  fn: (browser: Browser, local: LocalDevelopment) => Promise<void>,
+): void {
   if (SKIP_BROWSER) {
     Deno.test({ name: `${name} (skipped: SKIP_BROWSER_TESTS=1)`, ignore: true, fn: () => {} });
     return;
@@ -36,7 +86,7 @@ function browserTest(name: string, fn: (browser: Browser) => Promise<void>): voi
   test(name, async () => {
     const browser = await launchChromium();
     try {
-      await fn(browser);
+      await withLocalDevelopment((local) => fn(browser, local));
     } catch (e) {
       // What each open page showed when the test failed, for the person reading the failure.
       const pages = browser.contexts().flatMap((c) => c.pages());
@@ -77,9 +127,10 @@ async function launchChromium(): Promise<Browser> {
 /** A browser profile of its own (so its own sign-in), failing the test on any page error. */
 async function newVisitor(
   browser: Browser,
+  local: LocalDevelopment,
   viewport = { width: 1024, height: 768 },
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport, baseURL: server.appUrl });
+  const context = await browser.newContext({ viewport, baseURL: local.appUrl });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   const errors: string[] = [];
@@ -114,22 +165,26 @@ async function readNewKey(page: Page): Promise<string> {
   return apiKey;
 }
 
-async function createCharacter(user: TestUser, name: string): Promise<number> {
+async function createCharacter(
+  local: LocalDevelopment,
+  user: TestUser,
+  name: string,
+): Promise<number> {
   const created = successData(
-    await call("create-character", { name, level: 3 }, { token: user.access_token }),
+    await local.call("create-character", { name, level: 3 }, { token: user.access_token }),
   );
   return created.id;
 }
 
 browserTest(
   "web app: a key gets access to a character through the consent screen, and loses it on revoke",
-  async (browser) => {
+  async (browser, local) => {
     const developerEmail = `dev-${crypto.randomUUID()}@example.test`;
-    const player = await makeUser();
-    const characterId = await createCharacter(player, "Mira Stonefist");
+    const player = await local.makeUser();
+    const characterId = await createCharacter(local, player, "Mira Stonefist");
 
     // The developer signs in from developer settings and creates a client.
-    const dev = await newVisitor(browser);
+    const dev = await newVisitor(browser, local);
     await dev.page.goto("/settings/developer/");
     await dev.page.getByRole("main").getByRole("link", { name: "Sign in" }).click();
     await dev.page.getByLabel("Email address").waitFor();
@@ -156,12 +211,12 @@ browserTest(
 
     // Without a grant, the key cannot read the character.
     equal(
-      failMessage(await call("find-character", { id: characterId }, { token: apiKey }), 403),
+      failMessage(await local.call("find-character", { id: characterId }, { token: apiKey }), 403),
       NO_ACCESS,
     );
 
     // The player opens the link, signs in, and sees the request.
-    const owner = await newVisitor(browser);
+    const owner = await newVisitor(browser, local);
     await owner.page.goto(consentUrl);
     await owner.page.locator("#sign-in-link").waitFor();
     await screenshot(owner.page, "03-consent-signed-out");
@@ -192,7 +247,9 @@ browserTest(
     await owner.page.getByText("Access allowed.").waitFor();
     await screenshot(owner.page, "05-consent-allowed");
 
-    const read = successData(await call("find-character", { id: characterId }, { token: apiKey }));
+    const read = successData(
+      await local.call("find-character", { id: characterId }, { token: apiKey }),
+    );
     equal(read.id, characterId);
     equal(read.name, "Mira Stonefist");
 
@@ -212,7 +269,7 @@ browserTest(
     await screenshot(owner.page, "08-authorized-clients-revoked");
 
     equal(
-      failMessage(await call("find-character", { id: characterId }, { token: apiKey }), 403),
+      failMessage(await local.call("find-character", { id: characterId }, { token: apiKey }), 403),
       NO_ACCESS,
     );
 
@@ -225,55 +282,62 @@ browserTest(
   },
 );
 
-browserTest("web app: a mismatched or incomplete consent link stores nothing", async (browser) => {
-  const developer = await makeUser();
-  const stranger = await makeUser();
-  const player = await makeUser();
-  const client = successData(
-    await call("create-api-client", { name: "Loot Ledger" }, { token: developer.access_token }),
-  );
-  const own = await createCharacter(player, "Tamsin Reed");
-  const notOwn = await createCharacter(stranger, "Someone Else");
-  const { context, page, errors } = await newVisitor(browser);
-  await page.goto("/sign-in/");
-  await page.getByLabel("Email address").fill(player.email);
-  await page.getByLabel("Password").fill("x");
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL((url) => url.pathname === "/");
+browserTest(
+  "web app: a mismatched or incomplete consent link stores nothing",
+  async (browser, local) => {
+    const developer = await local.makeUser();
+    const stranger = await local.makeUser();
+    const player = await local.makeUser();
+    const client = successData(
+      await local.call("create-api-client", { name: "Loot Ledger" }, {
+        token: developer.access_token,
+      }),
+    );
+    const own = await createCharacter(local, player, "Tamsin Reed");
+    const notOwn = await createCharacter(local, stranger, "Someone Else");
+    const { context, page, errors } = await newVisitor(browser, local);
+    await page.goto("/sign-in/");
+    await page.getByLabel("Email address").fill(player.email);
+    await page.getByLabel("Password").fill("x");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.waitForURL((url) => url.pathname === "/");
 
-  const link = (userId: string, characterId: number | string) =>
-    `/oauth/access?user_id=${userId}&client_id=${client.id}&character_id=${characterId}`;
+    const link = (userId: string, characterId: number | string) =>
+      `/oauth/access?user_id=${userId}&client_id=${client.id}&character_id=${characterId}`;
 
-  await page.goto(link(stranger.user_id, own));
-  await page.getByText("This application could not be found").waitFor();
-  equal(await page.getByRole("button", { name: "Allow access" }).isVisible(), false);
-  await screenshot(page, "10-consent-wrong-owner");
+    await page.goto(link(stranger.user_id, own));
+    await page.getByText("This application could not be found").waitFor();
+    equal(await page.getByRole("button", { name: "Allow access" }).isVisible(), false);
+    await screenshot(page, "10-consent-wrong-owner");
 
-  await page.goto(link(developer.user_id, notOwn));
-  await page.getByText("This character is not one of yours").waitFor();
-  equal(await page.getByRole("button", { name: "Allow access" }).isVisible(), false);
+    await page.goto(link(developer.user_id, notOwn));
+    await page.getByText("This character is not one of yours").waitFor();
+    equal(await page.getByRole("button", { name: "Allow access" }).isVisible(), false);
 
-  await page.goto(link(developer.user_id, "abc"));
-  await page.getByText("This authorization link is incomplete or damaged").waitFor();
-  await screenshot(page, "11-consent-bad-link");
+    await page.goto(link(developer.user_id, "abc"));
+    await page.getByText("This authorization link is incomplete or damaged").waitFor();
+    await screenshot(page, "11-consent-bad-link");
 
-  // Cancel stores nothing either.
-  await page.goto(link(developer.user_id, own));
-  await page.getByRole("button", { name: "Cancel" }).click();
-  await page.getByText("Nothing was shared.").waitFor();
-  const grants = successData(
-    await call("find-character-access", { character_id: own }, { token: player.access_token }),
-  );
-  equal(grants.length, 0);
-  equal(errors.join("\n"), "");
-  await context.close();
-});
+    // Cancel stores nothing either.
+    await page.goto(link(developer.user_id, own));
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.getByText("Nothing was shared.").waitFor();
+    const grants = successData(
+      await local.call("find-character-access", { character_id: own }, {
+        token: player.access_token,
+      }),
+    );
+    equal(grants.length, 0);
+    equal(errors.join("\n"), "");
+    await context.close();
+  },
+);
 
 browserTest(
   "web app: revoking an API client asks first, and its key stops working",
-  async (browser) => {
-    const developer = await makeUser();
-    const { context, page, errors } = await newVisitor(browser, { width: 375, height: 740 });
+  async (browser, local) => {
+    const developer = await local.makeUser();
+    const { context, page, errors } = await newVisitor(browser, local, { width: 375, height: 740 });
     await page.goto("/sign-in/?next=/settings/developer/");
     await page.getByLabel("Email address").fill(developer.email);
     await page.getByLabel("Password").fill("x");
@@ -293,7 +357,7 @@ browserTest(
     await card.getByRole("button", { name: "Revoke Initiative Bot" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Keep client" }).click();
     await card.waitFor();
-    successData(await call("find-spell", { id: 1 }, { token: apiKey }));
+    successData(await local.call("find-spell", { id: 1 }, { token: apiKey }));
 
     await card.getByRole("button", { name: "Revoke Initiative Bot" }).click();
     await screenshot(page, "13-developer-settings-revoke-confirm");
@@ -301,7 +365,7 @@ browserTest(
     await page.getByText("Initiative Bot was revoked").waitFor();
     await page.locator("#no-clients").waitFor();
     equal(
-      failMessage(await call("find-spell", { id: 1 }, { token: apiKey }), 401),
+      failMessage(await local.call("find-spell", { id: 1 }, { token: apiKey }), 401),
       "Invalid API Key, no client found",
     );
     equal(errors.join("\n"), "");
@@ -309,10 +373,10 @@ browserTest(
   },
 );
 
-browserTest("web app: sign-in never sends the visitor to another site", async (browser) => {
-  const visitor = await makeUser();
-  const { context, page, errors } = await newVisitor(browser);
-  const appOrigin = new URL(server.appUrl).origin;
+browserTest("web app: sign-in never sends the visitor to another site", async (browser, local) => {
+  const visitor = await local.makeUser();
+  const { context, page, errors } = await newVisitor(browser, local);
+  const appOrigin = new URL(local.appUrl).origin;
   for (
     const next of [
       "%2F.%2F%2Fevil.example%2Fphish",
@@ -332,45 +396,55 @@ browserTest("web app: sign-in never sends the visitor to another site", async (b
   await context.close();
 });
 
-test("local sign-in: supabase-js signs in, calls a function with the session, and signs out", async () => {
-  const config = await (await fetch(`${server.appUrl}/app-config.json`)).json();
-  equal(config.localAccounts, true);
-  const supabase = createClient(config.supabaseUrl, config.supabaseAnonKey, {
-    auth: { persistSession: false, autoRefreshToken: false },
-  });
-  const email = `local-${crypto.randomUUID()}@example.test`;
-  const { data, error } = await supabase.auth.signInWithPassword({ email, password: "anything" });
-  equal(error, null);
-  equal(data.user?.email, email);
-  const user = await supabase.auth.getUser();
-  equal(user.data.user?.id, data.user?.id);
-  const listed = await supabase.functions.invoke("find-api-client", { body: {} });
-  equal(listed.data?.status, "success");
-  const refreshed = await supabase.auth.refreshSession();
-  equal(refreshed.error, null);
-  ok(refreshed.data.session?.access_token);
-  equal((await supabase.auth.signOut()).error, null);
+test("local sign-in (a server in local development)", async (t) => {
+  await withLocalDevelopment(async (local) => {
+    await t.step(
+      "supabase-js signs in, calls a function with the session, and signs out",
+      async () => {
+        const config = await (await fetch(`${local.appUrl}/app-config.json`)).json();
+        equal(config.localAccounts, true);
+        const supabase = createClient(config.supabaseUrl, config.supabaseAnonKey, {
+          auth: { persistSession: false, autoRefreshToken: false },
+        });
+        const email = `local-${crypto.randomUUID()}@example.test`;
+        const { data, error } = await supabase.auth.signInWithPassword({
+          email,
+          password: "anything",
+        });
+        equal(error, null);
+        equal(data.user?.email, email);
+        const user = await supabase.auth.getUser();
+        equal(user.data.user?.id, data.user?.id);
+        const listed = await supabase.functions.invoke("find-api-client", { body: {} });
+        equal(listed.data?.status, "success");
+        const refreshed = await supabase.auth.refreshSession();
+        equal(refreshed.error, null);
+        ok(refreshed.data.session?.access_token);
+        equal((await supabase.auth.signOut()).error, null);
 
-  // Signing in again finds the same account.
-  const again = await supabase.auth.signInWithPassword({ email, password: "other" });
-  equal(again.data.user?.id, data.user?.id);
-  const empty = await supabase.auth.signInWithPassword({ email, password: "" });
-  equal(empty.error?.status, 400);
-  await supabase.auth.signOut();
-});
+        // Signing in again finds the same account.
+        const again = await supabase.auth.signInWithPassword({ email, password: "other" });
+        equal(again.data.user?.id, data.user?.id);
+        const empty = await supabase.auth.signInWithPassword({ email, password: "" });
+        equal(empty.error?.status, 400);
+        await supabase.auth.signOut();
+      },
+    );
 
-test("local sign-in keeps the supporter tier an account already has", async () => {
-  const supporter = await makeUser({ tier: 2 });
-  const res = await fetch(`${server.appUrl}/auth/v1/token?grant_type=password`, {
-    method: "POST",
-    body: JSON.stringify({ email: supporter.email, password: "x" }),
+    await t.step("an account keeps the supporter tier it already has", async () => {
+      const supporter = await local.makeUser({ tier: 2 });
+      const res = await fetch(`${local.appUrl}/auth/v1/token?grant_type=password`, {
+        method: "POST",
+        body: JSON.stringify({ email: supporter.email, password: "x" }),
+      });
+      equal(res.status, 200);
+      const session = await res.json();
+      equal(session.user.id, supporter.user_id);
+      const [row] = await local.sql<{ supporter_tier: number }[]>`
+        select supporter_tier from public.public_user where user_id = ${supporter.user_id}`;
+      equal(row?.supporter_tier, 2);
+    });
   });
-  equal(res.status, 200);
-  const session = await res.json();
-  equal(session.user.id, supporter.user_id);
-  const [row] = await adminSql<{ supporter_tier: number }[]>`
-    select supporter_tier from public.public_user where user_id = ${supporter.user_id}`;
-  equal(row?.supporter_tier, 2);
 });
 
 test("web route serves the pages and refuses paths outside web/", async () => {

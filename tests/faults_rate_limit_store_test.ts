@@ -5,7 +5,7 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { createAccount } from "../scripts/support/accounts.ts";
 import { waitFor } from "../scripts/support/free_port.ts";
-import { type Answer, post, randomIp, withinOneMinute } from "./support/http.ts";
+import { type Answer, fetchFrom, post, randomIp, withinOneMinute } from "./support/http.ts";
 import { RedisServer } from "./support/redis_server.ts";
 import { ServerProcess } from "../scripts/support/server_process.ts";
 import { UpstashStandIn } from "../scripts/support/upstash_stand_in.ts";
@@ -230,9 +230,9 @@ Deno.test({
     const workers = new Set<string>();
     let admitted = 0;
     for (let i = 0; i < 80; i++) {
-      const res = await fetch(`${server.functionsUrl}/find-api-client`, {
+      const res = await fetchFrom(ip)(`${server.functionsUrl}/find-api-client`, {
         method: "POST",
-        headers: { "x-forwarded-for": ip, connection: "close" },
+        headers: { connection: "close" },
         body: "{}",
       });
       await res.body?.cancel();

@@ -9,7 +9,7 @@ import postgres from "postgres";
 import { createAccount } from "../scripts/support/accounts.ts";
 import { ServerProcess } from "../scripts/support/server_process.ts";
 import { STALL_LIMIT_MS } from "../supabase/functions/_shared/row_stream.ts";
-import { post, randomIp } from "./support/http.ts";
+import { fetchFrom, post, randomIp } from "./support/http.ts";
 import { testDatabase } from "./support/test_database.ts";
 
 const clusterFaults = Deno.env.get("RUN_CLUSTER_FAULTS") === "1";
@@ -39,9 +39,9 @@ Deno.test({
       const rssBefore = (await server.memory()).rssKb;
       // Each stalled client its own address and token, so the per-caller cap does not stop them.
       const started = await Promise.all(accounts.map(async (account) => {
-        const res = await fetch(`${server.functionsUrl}/find-ability-block`, {
+        const res = await fetchFrom(randomIp())(`${server.functionsUrl}/find-ability-block`, {
           method: "POST",
-          headers: { "x-forwarded-for": randomIp(), authorization: `Bearer ${account.token}` },
+          headers: { authorization: `Bearer ${account.token}` },
           body: "{}",
         });
         if (res.body) stalled.push({ reader: res.body.getReader() });

@@ -8,6 +8,7 @@ import {
   adminSql,
   call,
   failMessage,
+  fetchFrom,
   makeApiKey,
   makeUser,
   randomIp,
@@ -29,12 +30,11 @@ test("a repeated create gets the first answer again, marked as a replay, and cre
   const user = await makeUser();
   const key = crypto.randomUUID();
   // The first answer is lost: the server finished, the client never read the body.
-  const lost = await fetch(`${server.functionsUrl}/create-character`, {
+  const lost = await fetchFrom(randomIp())(`${server.functionsUrl}/create-character`, {
     method: "POST",
     headers: {
       authorization: `Bearer ${user.access_token}`,
       "content-type": "application/json",
-      "x-forwarded-for": randomIp(),
       ...withKey(key),
     },
     body: JSON.stringify({ name: "Once" }),
@@ -238,15 +238,17 @@ test("delete-user with a key answers its success, though its caller is gone when
 
 test("a function's sub-path cannot pass for another endpoint: no API key is ever kept", async () => {
   const user = await makeUser();
-  const res = await fetch(`${server.functionsUrl}/create-api-client/create-anything`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${user.access_token}`,
-      "x-forwarded-for": randomIp(),
-      ...withKey(crypto.randomUUID()),
+  const res = await fetchFrom(randomIp())(
+    `${server.functionsUrl}/create-api-client/create-anything`,
+    {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${user.access_token}`,
+        ...withKey(crypto.randomUUID()),
+      },
+      body: JSON.stringify({ name: "Sub-path" }),
     },
-    body: JSON.stringify({ name: "Sub-path" }),
-  });
+  );
   await res.body?.cancel();
   // Hosted, the platform passes sub-paths to the function (refused, 400); locally, not routed.
   ok([400, 404].includes(res.status), `HTTP ${res.status}`);

@@ -14,6 +14,8 @@ import { test } from "./_harness.ts";
 const OWN_SECRET = `deployed-secret-${crypto.randomUUID()}`;
 const OWN_MODERATION_SECRET = `moderation-${crypto.randomUUID()}`;
 const kind = realPostgresUrl() ? "postgres" : "embedded";
+/** Without the run's secrets, which a test server is otherwise given. */
+const NO_SECRETS = { JWT_SECRET: "unset", CONTENT_UPDATE_SECRET: "unset", API_KEY_SECRET: "unset" };
 
 test(".env.example publishes exactly the secrets the server refuses outside local development", async () => {
   const text = await Deno.readTextFile(new URL("../.env.example", import.meta.url));
@@ -43,7 +45,7 @@ test("a deployed start without secrets stops instead of using the example ones",
   const database = await testDatabase(kind);
   try {
     await rejects(
-      ServerProcess.start({ ...database.env, LOCAL_DEVELOPMENT: "0" }),
+      ServerProcess.start({ ...database.env, ...NO_SECRETS, LOCAL_DEVELOPMENT: "0" }),
       (e: Error) => {
         match(e.message, /Invalid environment: no way to verify user tokens/);
         // One readable line: no stack trace.
@@ -101,6 +103,7 @@ test("deno task start on the embedded default says it runs in local development 
   const database = await testDatabase("embedded");
   const server = await ServerProcess.start({
     DATA_DIR: database.env.DATA_DIR ?? "",
+    ...NO_SECRETS,
     LOCAL_DEVELOPMENT: "unset",
   });
   try {
@@ -129,6 +132,7 @@ Deno.test({
     SUPABASE_JWKS: JSON.stringify([jwk]),
     SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: publishable }),
     SUPABASE_SECRET_KEYS: JSON.stringify({ default: "sb_secret_not-used-here" }),
+    ...NO_SECRETS,
     CONTENT_UPDATE_SECRET: OWN_MODERATION_SECRET,
     LOCAL_DEVELOPMENT: "unset",
   });

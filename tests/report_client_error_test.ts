@@ -1,5 +1,5 @@
 import { deepStrictEqual, equal, match, ok } from "node:assert/strict";
-import { call, failMessage, randomIp, server, successData, test } from "./_harness.ts";
+import { call, failMessage, fetchFrom, randomIp, server, successData, test } from "./_harness.ts";
 
 const url = `${server.functionsUrl}/report-client-error`;
 
@@ -41,9 +41,9 @@ function chunkedBody(prefix: string, chunks: number, size: number): {
 }
 
 async function postChunked(stream: ReadableStream<Uint8Array>): Promise<Response> {
-  return await fetch(url, {
+  return await fetchFrom(randomIp())(url, {
     method: "POST",
-    headers: { "content-type": "text/plain", "x-forwarded-for": randomIp() },
+    headers: { "content-type": "text/plain" },
     body: stream,
   });
 }

@@ -7,6 +7,7 @@ import { equal, ok, rejects } from "node:assert/strict";
 import {
   adminSql,
   call,
+  fetchFrom,
   localServer,
   makeApiKey,
   makeUser,
@@ -38,13 +39,9 @@ async function bigSource(): Promise<{ user: TestUser; token: string; sourceId: n
 
 /** Starts a find-trait over the source and returns its response with the body unread. */
 function startFind(token: string, sourceId: number): Promise<Response> {
-  return fetch(`${server.functionsUrl}/find-trait`, {
+  return fetchFrom(randomIp())(`${server.functionsUrl}/find-trait`, {
     method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      "x-forwarded-for": randomIp(),
-    },
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: JSON.stringify({ content_sources: [sourceId] }),
   });
 }

@@ -14,6 +14,7 @@
 import postgres from "postgres";
 import { parseArgs } from "node:util";
 import type { SearchDataBody } from "@shared/search.ts";
+import { useRunSecrets } from "../support/run_secrets.ts";
 import {
   BROAD_WORDS,
   CorpusGenerator,
@@ -347,8 +348,9 @@ async function main(): Promise<void> {
   Deno.env.set("DATABASE_URL", database.url);
   Deno.env.set("LOG_LEVEL", "silent");
   Deno.env.set("RATE_LIMIT_PREFIX", `bench-${crypto.randomUUID()}`);
-  // A benchmark server is a local one: it signs its own tokens with the example secret.
-  Deno.env.set("LOCAL_DEVELOPMENT", "1");
+  // Configured as deployed: no local development, secrets of its own, which it signs tokens with.
+  Deno.env.set("LOCAL_DEVELOPMENT", "0");
+  useRunSecrets();
   const { startServer } = await import("../server/server.ts");
   let server: Awaited<ReturnType<typeof startServer>> | null = null;
   try {
@@ -494,7 +496,7 @@ async function compareScans(
   const { parseContainsFilter } = await import(
     "../../supabase/functions/_shared/search/query_syntax.ts"
   );
-  const { SEARCH_TABLES } = await import(
+  const { ident, SEARCH_TABLES } = await import(
     "../../supabase/functions/_shared/search/search_tables.ts"
   );
   const { SearchDataBody } = await import("@shared/search.ts");
@@ -542,9 +544,9 @@ async function compareScans(
       const column = body.name ? "name" : "description";
       const patterns = parseContainsFilter(body.name ?? body.description ?? "");
       const statement = advancedStatement(body);
+      if (!table || !patterns || !statement) continue;
       // The same filters as a plain ILIKE statement; run with index and bitmap scans off.
-      const plain = advancedStatement(body, { prefilter: false });
-      if (!table || !patterns || !statement || !plain) continue;
+      const plain = withoutPrefilter(statement, `t.${ident(column)}`);
       const filterText = `select m.id from private.search_matching_ids(
         $1::text, $2::text, $3::text[], $4::text[]) m(id)`;
       const filterValues = [table.table, column, patterns.all, patterns.any];
@@ -552,6 +554,12 @@ async function compareScans(
       const filterScanned = await time(filterText, filterValues, true);
       const statementIndexed = await time(statement.text, statement.values, false);
       const statementScanned = await time(plain.text, plain.values, true);
+      if (statementScanned.rows !== statementIndexed.rows) {
+        throw new Error(
+          `The plain statement found ${statementScanned.rows} rows, the endpoint's ` +
+            `${statementIndexed.rows}, for ${JSON.stringify(query.body)}`,
+        );
+      }
       result.filter.indexed.push(filterIndexed.ms);
       result.filter.scanned.push(filterScanned.ms);
       result.statement.indexed.push(statementIndexed.ms);
@@ -572,6 +580,38 @@ async function compareScans(
     await db.end();
   }
   return result;
+}
+
+/**
+ * The statement a direct implementation would run: the endpoint's, with its trigram prefilter
+ * (`t.id in (select ... private.search_matching_ids(table, column, all, any))`) replaced by the same
+ * patterns as ILIKE conditions on the column (`ref`), bound to the same values (less the table's
+ * and the column's names, which only the prefilter takes).
+ */
+function withoutPrefilter(
+  statement: { text: string; values: unknown[] },
+  ref: string,
+): { text: string; values: unknown[] } {
+  const prefilter = new RegExp(
+    String.raw`t\.id in \(select m\.id from private\.search_matching_ids\(\s*\$(\d+)::text,\s*` +
+      String.raw`\$(\d+)::text,\s*\$(\d+)::text\[\],\s*\$(\d+)::text\[\]\) m\(id\)\)`,
+  );
+  const match = prefilter.exec(statement.text);
+  if (!match || statement.text.slice(match.index + match[0].length).includes("matching_ids(")) {
+    throw new Error(`Not one trigram prefilter in the statement:\n${statement.text}`);
+  }
+  const [, table, column, all, any] = match.map(Number);
+  const dropped = [table!, column!];
+  const renumbered = (n: number) => `$${n - dropped.filter((d) => d < n).length}`;
+  const conditions = `(${ref} ilike all (${renumbered(all!)}::text[]) and ` +
+    `(cardinality(${renumbered(any!)}::text[]) = 0 or ` +
+    `${ref} ilike any (${renumbered(any!)}::text[])))`;
+  const text = statement.text.slice(0, match.index) + "\0" +
+    statement.text.slice(match.index + match[0].length);
+  return {
+    text: text.replace(/\$(\d+)/g, (_, n) => renumbered(Number(n))).replace("\0", conditions),
+    values: statement.values.filter((_, i) => !dropped.includes(i + 1)),
+  };
 }
 
 function fmt(n: number, digits = 1): string {

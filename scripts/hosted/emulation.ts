@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { migrate } from "../server/migrate.ts";
 import { runtimeDeno, runtimeDenoEnv } from "../support/deno_runtime.ts";
+import { randomSecret } from "../support/run_secrets.ts";
 import { PgBouncer } from "../support/pgbouncer.ts";
 import { PostgresCluster } from "../support/postgres_cluster.ts";
 import { UpstashStandIn } from "../support/upstash_stand_in.ts";
@@ -186,12 +187,4 @@ async function projectKeys(): Promise<{ privateKey: CryptoKey; publicJwk: JWK }>
   const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
   const publicJwk = { ...(await exportJWK(publicKey)), kid: crypto.randomUUID(), alg: "ES256" };
   return { privateKey, publicJwk: { ...publicJwk, use: "sig", key_ops: ["verify"] } };
-}
-
-function randomSecret(): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(24)),
-    (b) => b.toString(16).padStart(2, "0"),
-  )
-    .join("");
 }

@@ -12,14 +12,13 @@ export const LOCAL_SERVER_VARIABLES: readonly string[] = [
 /**
  * Fills the process environment from `.env` without overriding anything already set, and decides
  * whether this is local development: `LOCAL_DEVELOPMENT` as given, else on when no `DATABASE_URL`
- * (nor the platform's SUPABASE_DB_URL) is configured (the embedded default), or when the caller (the test harness) asks for it. Only in
- * local development are the published `.env.example` values filled in too; anywhere else a missing
+ * (nor the platform's SUPABASE_DB_URL) is configured (the embedded default). Only in local
+ * development are the published `.env.example` values filled in too; anywhere else a missing
  * secret stops the start instead of silently using a value everybody can read.
  */
-export async function loadEnvFile(options: { localDevelopment?: boolean } = {}): Promise<string> {
+export async function loadEnvFile(): Promise<string> {
   const loaded: string[] = [];
   if (await fill(".env")) loaded.push(".env");
-  if (options.localDevelopment) Deno.env.set("LOCAL_DEVELOPMENT", "1");
   const database = Deno.env.get("DATABASE_URL") || Deno.env.get("SUPABASE_DB_URL");
   if (Deno.env.get("LOCAL_DEVELOPMENT") === undefined && !database) {
     Deno.env.set("LOCAL_DEVELOPMENT", "1");

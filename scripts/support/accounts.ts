@@ -1,11 +1,11 @@
 import type postgres from "postgres";
-import { loadEnvFile } from "../server/env_file.ts";
 import { upsertDevUser } from "../tools/dev_user.ts";
 import { sha256Hex } from "../../supabase/functions/_shared/sha256.ts";
+import { useRunSecrets } from "./run_secrets.ts";
 
-// The JWT module validates the environment when it loads: fill it from .env first, as the server
-// subprocess does, so both sign and verify with the same secret.
-await loadEnvFile({ localDevelopment: true });
+// The JWT module validates the environment when it loads: it signs with the run's secret, which
+// the server subprocesses (`ServerProcess`) verify with.
+useRunSecrets();
 const { signLocalAccessToken } = await import("../../supabase/functions/_shared/auth/jwt.ts");
 
 /** An account made directly in a server's database, with a one-hour access token. */

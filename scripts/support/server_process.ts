@@ -1,10 +1,14 @@
 import config from "../../deno.json" with { type: "json" };
 import { waitFor } from "./free_port.ts";
+import { useRunSecrets } from "./run_secrets.ts";
 
 const root = new URL("../../", import.meta.url);
 const MAX_OUTPUT = 4 * 1024 * 1024;
 
-/** Environment variables a test may set for the server subprocess; unset ones are removed. */
+/**
+ * Environment variables a test may set for the server subprocess; unset ones are removed, and so
+ * are those given as "unset" (which also drops the default of the secrets and LOCAL_DEVELOPMENT).
+ */
 export interface ServerEnv {
   /** A real Postgres; omitted: the embedded database in `DATA_DIR`. */
   DATABASE_URL?: string;
@@ -24,11 +28,14 @@ export interface ServerEnv {
   WORKERS?: string;
   RATE_LIMIT_PREFIX?: string;
   LOG_LEVEL?: "info" | "silent";
-  /** "1" (the default for test servers), "0" as deployed, "unset" to let the start decide. */
+  /** "0" as deployed (the default), "1" for local development, "unset" to let the start decide. */
   LOCAL_DEVELOPMENT?: "0" | "1" | "unset";
+  /** The secrets default to this run's (`useRunSecrets`), which this process signs tokens with. */
   JWT_SECRET?: string;
   CONTENT_UPDATE_SECRET?: string;
   API_KEY_SECRET?: string;
+  /** "true" behind a trusted proxy; unset as deployed (tests connect from their own addresses). */
+  TRUST_PROXY?: "true" | "false";
 }
 
 /** Variables that would change what the subprocess connects to if inherited from this process. */
@@ -69,8 +76,10 @@ export function startFlags(): string[] {
 }
 
 /**
- * `deno task start` as a subprocess on a free port, for tests that must kill or
- * signal the server, or cut its dependencies. Its output is collected for log assertions.
+ * `deno task start` as a subprocess on a free port, for tests that must kill or signal the server,
+ * or cut its dependencies. It is configured as deployed unless told otherwise: no local
+ * development, no trusted proxy, and the run's own secrets. Its output is collected for log
+ * assertions.
  */
 export class ServerProcess {
   readonly #child: Deno.ChildProcess;
@@ -97,15 +106,16 @@ export class ServerProcess {
     const childEnv: Record<string, string> = {
       ...inherited,
       PORT: "0",
-      // Tests pick client addresses through X-Forwarded-For, so per-IP budgets stay separate.
-      TRUST_PROXY: "true",
       LOG_LEVEL: "info",
-      LOCAL_DEVELOPMENT: "1",
+      LOCAL_DEVELOPMENT: "0",
+      ...useRunSecrets(),
       WORKERS: "1",
       RATE_LIMIT_PREFIX: `fault-${crypto.randomUUID()}`,
       ...env,
     };
-    if (childEnv.LOCAL_DEVELOPMENT === "unset") delete childEnv.LOCAL_DEVELOPMENT;
+    for (const [name, value] of Object.entries(childEnv)) {
+      if (value === "unset") delete childEnv[name];
+    }
     const deno = [
       Deno.execPath(),
       "run",

@@ -1,15 +1,13 @@
 import { z } from "zod";
-import { Id } from "../common.ts";
-import { AbilityBlockActions, AbilityBlockType, Availability, Rarity } from "../enums.ts";
+import { AbilityBlockActions, AbilityBlockType, Availability } from "../enums.ts";
 import {
   contentSchemas,
-  Deprecated,
+  describedFields,
   findBase,
   IdList,
   Int,
-  MetaData,
-  Name,
   Operations,
+  recordFields,
   ShortText,
   StringList,
   Text,
@@ -22,12 +20,8 @@ export const {
   Save: SaveAbilityBlockBody,
   Result: FindAbilityBlockResult,
 } = contentSchemas("AbilityBlock", {
-  content_source_id: Id,
+  ...describedFields,
   level: Int.nullable(),
-  name: Name,
-  description: Text,
-  version: ShortText.nullable(),
-  rarity: Rarity,
   type: AbilityBlockType,
   actions: AbilityBlockActions.nullable(),
   availability: Availability,
@@ -40,8 +34,7 @@ export const {
   access: ShortText.nullable(),
   special: Text.nullable(),
   traits: IdList,
-  deprecated: Deprecated,
-  meta_data: MetaData,
+  ...recordFields,
 });
 export type AbilityBlock = z.infer<typeof AbilityBlock>;
 

@@ -1,20 +1,13 @@
 import { z } from "zod";
-import { Id, OptionalRef } from "../common.ts";
-import { Rarity } from "../enums.ts";
-import { contentSchemas, Deprecated, findBase, MetaData, Name, ShortText, Text } from "./fields.ts";
+import { Id } from "../common.ts";
+import { contentSchemas, describedFields, findBase, optionFields, recordFields } from "./fields.ts";
 
 /** An archetype; `dedication_feat_id` is its dedication feat (an ability block). */
 export const { Resource: Archetype, Save: SaveArchetypeBody, Result: FindArchetypeResult } =
   contentSchemas("Archetype", {
-    name: Name,
-    rarity: Rarity,
-    description: Text,
-    content_source_id: Id,
-    version: ShortText.nullable(),
-    trait_id: OptionalRef,
-    artwork_url: ShortText.nullable(),
-    deprecated: Deprecated,
-    meta_data: MetaData,
+    ...describedFields,
+    ...optionFields,
+    ...recordFields,
     dedication_feat_id: Id.nullable(),
   });
 export type Archetype = z.infer<typeof Archetype>;

@@ -1,29 +1,20 @@
 import { z } from "zod";
-import { Id } from "../common.ts";
-import { Rarity } from "../enums.ts";
 import {
   contentSchemas,
-  Deprecated,
+  describedFields,
   findBase,
-  MetaData,
-  Name,
   Operations,
+  recordFields,
   ShortText,
-  Text,
 } from "./fields.ts";
 
 /** A background. */
 export const { Resource: Background, Save: SaveBackgroundBody, Result: FindBackgroundResult } =
   contentSchemas("Background", {
-    name: Name,
-    rarity: Rarity,
-    description: Text,
+    ...describedFields,
     operations: Operations.nullable(),
-    content_source_id: Id,
-    version: ShortText.nullable(),
     artwork_url: ShortText.nullable(),
-    deprecated: Deprecated,
-    meta_data: MetaData,
+    ...recordFields,
   });
 export type Background = z.infer<typeof Background>;
 

@@ -1,33 +1,23 @@
 import { z } from "zod";
-import { Id, OptionalRef } from "../common.ts";
-import { Rarity } from "../enums.ts";
 import {
   contentSchemas,
-  Deprecated,
+  describedFields,
   findBase,
   Int,
-  MetaData,
-  Name,
   Operations,
-  ShortText,
-  Text,
+  optionFields,
+  recordFields,
 } from "./fields.ts";
 
 /** A class. */
 export const { Resource: Class, Save: SaveClassBody, Result: FindClassResult } = contentSchemas(
   "Class",
   {
-    name: Name,
-    rarity: Rarity,
-    description: Text,
-    content_source_id: Id,
-    version: ShortText.nullable(),
+    ...describedFields,
     operations: Operations.nullable(),
     skill_training_base: Int.nullable(),
-    trait_id: OptionalRef,
-    artwork_url: ShortText.nullable(),
-    deprecated: Deprecated,
-    meta_data: MetaData,
+    ...optionFields,
+    ...recordFields,
   },
 );
 export type Class = z.infer<typeof Class>;

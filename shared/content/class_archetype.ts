@@ -1,15 +1,14 @@
 import { z } from "zod";
 import { Id, JsonObject, OptionalRef } from "../common.ts";
-import { FeatureAdjustmentType, Rarity } from "../enums.ts";
+import { FeatureAdjustmentType } from "../enums.ts";
 import {
   contentSchemas,
+  describedFields,
   findBase,
   Int,
-  MetaData,
-  Name,
   Operations,
+  recordFields,
   ShortText,
-  Text,
 } from "./fields.ts";
 
 /** A change a class archetype makes to one of its class's features. */
@@ -26,20 +25,15 @@ export const {
   Save: SaveClassArchetypeBody,
   Result: FindClassArchetypeResult,
 } = contentSchemas("ClassArchetype", {
+  ...describedFields,
   class_id: Id.nullable(),
   archetype_id: OptionalRef,
-  content_source_id: Id,
-  name: Name,
-  description: Text,
-  version: ShortText.nullable(),
   artwork_url: ShortText.nullable(),
-  rarity: Rarity,
   operations: Operations.nullable(),
   feature_adjustments: z.array(FeatureAdjustment).max(1_000),
   override_skill_training_base: Int.nullable(),
   override_class_operations: z.boolean(),
-  meta_data: MetaData,
-  deprecated: z.boolean(),
+  ...recordFields,
 });
 export type ClassArchetype = z.infer<typeof ClassArchetype>;
 

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { Rarity } from "../enums.ts";
-import { Id, IdFilter, JsonObject, optionalInput, SaveId, Timestamp } from "../common.ts";
+import {
+  Id,
+  IdFilter,
+  JsonObject,
+  optionalInput,
+  OptionalRef,
+  SaveId,
+  Timestamp,
+} from "../common.ts";
 
 // Building blocks of the content schemas. Each content type lists its own fields once; the
 // resource (what comes back) and the save body (what create-<type> takes) are both derived from
@@ -39,6 +47,27 @@ export const MetaData = z.looseObject({ source: SourceRef.optional() }).meta({ i
 
 /** Whether a record is kept only for old characters (the builder hides it from new choices). */
 export const Deprecated = z.boolean();
+
+/**
+ * The fields a described record opens with: its name, rarity and text, and the source and version
+ * it is printed in. Content types spread it into their field lists.
+ */
+export const describedFields = {
+  name: Name,
+  rarity: Rarity,
+  description: Text,
+  content_source_id: Id,
+  version: ShortText.nullable(),
+};
+
+/** The fields a record closes with: whether it is deprecated, and the client's `meta_data`. */
+export const recordFields = { deprecated: Deprecated, meta_data: MetaData };
+
+/**
+ * The fields of a character option that has a trait of its own (an ancestry, a class, an archetype,
+ * a versatile heritage: the trait that marks what comes from it) and artwork.
+ */
+export const optionFields = { trait_id: OptionalRef, artwork_url: ShortText.nullable() };
 
 // Keys a caller may send back from a fetched record, also as "" (the web client's blank form);
 // the server never writes them.

@@ -1,14 +1,13 @@
 import { z } from "zod";
-import { Id } from "../common.ts";
-import { Availability, ItemGroup, ItemSize, Rarity } from "../enums.ts";
+import { Availability, ItemGroup, ItemSize } from "../enums.ts";
 import {
   contentSchemas,
   Deprecated,
+  describedFields,
   findBase,
   IdList,
   Int,
   MetaData,
-  Name,
   Operations,
   ShortText,
   Text,
@@ -28,14 +27,10 @@ export const Price = z.looseObject({
 export const { Resource: Item, Save: SaveItemBody, Result: FindItemResult } = contentSchemas(
   "Item",
   {
-    name: Name,
+    ...describedFields,
     level: Int,
-    rarity: Rarity,
-    description: Text,
     group: ItemGroup,
     size: ItemSize,
-    content_source_id: Id,
-    version: ShortText.nullable(),
     price: Price.nullable(),
     bulk: ShortText.nullable(),
     availability: Availability,

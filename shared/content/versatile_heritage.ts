@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { Id, OptionalRef } from "../common.ts";
-import { Rarity } from "../enums.ts";
-import { contentSchemas, Deprecated, findBase, MetaData, Name, ShortText, Text } from "./fields.ts";
+import { contentSchemas, describedFields, findBase, optionFields, recordFields } from "./fields.ts";
 
 /** A versatile heritage: a heritage open to any ancestry; `heritage_id` is its ability block. */
 export const {
@@ -9,16 +8,10 @@ export const {
   Save: SaveVersatileHeritageBody,
   Result: FindVersatileHeritageResult,
 } = contentSchemas("VersatileHeritage", {
-  content_source_id: Id,
-  trait_id: OptionalRef,
+  ...describedFields,
+  ...optionFields,
   heritage_id: OptionalRef,
-  name: Name,
-  description: Text,
-  version: ShortText.nullable(),
-  artwork_url: ShortText.nullable(),
-  rarity: Rarity,
-  deprecated: Deprecated,
-  meta_data: MetaData,
+  ...recordFields,
 });
 export type VersatileHeritage = z.infer<typeof VersatileHeritage>;
 

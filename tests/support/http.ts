@@ -11,7 +11,7 @@ export interface Answer {
 /** Options of a `post`. */
 export interface PostOptions {
   token?: string;
-  /** Client address sent as X-Forwarded-For (the subprocess trusts it). */
+  /** The client address the call comes from (see `fetchFrom`). */
   ip?: string;
   /** Abort after this long (default 30 s). */
   timeoutMs?: number;
@@ -30,10 +30,9 @@ export async function post(
 ): Promise<Answer> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  if (options.ip) headers["x-forwarded-for"] = options.ip;
   Object.assign(headers, options.headers);
   const started = performance.now();
-  const res = await fetch(`${functionsUrl}/${fn}`, {
+  const res = await (options.ip ? fetchFrom(options.ip) : fetch)(`${functionsUrl}/${fn}`, {
     method: "POST",
     headers,
     body: options.raw ?? JSON.stringify(body),
@@ -54,10 +53,30 @@ export async function post(
   };
 }
 
-/** A random private client address, so each caller has its own per-IP budget. */
+/**
+ * A random client address of the loopback network (127.1.0.1 to 127.254.255.254, never 127.0.0.1,
+ * which every other local caller shares), so each caller has its own per-IP budget.
+ */
 export function randomIp(): string {
   const b = crypto.getRandomValues(new Uint8Array(3));
-  return `10.${b[0]}.${b[1]}.${b[2]}`;
+  return `127.${1 + b[0]! % 254}.${b[1]}.${1 + b[2]! % 254}`;
+}
+
+/**
+ * fetch() from the client address `ip` (one of the loopback network, see `randomIp`): the
+ * connection is opened from it, so a server sees it as the peer's address, as it sees a real
+ * client's, with no proxy header for it to trust. Each call has a connection of its own.
+ */
+export function fetchFrom(ip: string): typeof fetch {
+  return async (input, init) => {
+    const client = Deno.createHttpClient({ localAddress: ip });
+    try {
+      return await fetch(input, { ...init, client });
+    } finally {
+      // The response stays readable to its end; its connection then closes.
+      client.close();
+    }
+  };
 }
 
 /**

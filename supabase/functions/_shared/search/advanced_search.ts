@@ -120,34 +120,26 @@ const SPELL_KINDS = {
 } as const;
 
 /**
- * The conditions of one text filter on one column. With `prefilter`, the wanted patterns are
- * matched by private.search_matching_ids, which can use the column's trigram index (row-level
- * security keeps a direct ILIKE from using it) and returns ids of readable rows only; the rows are
- * then read by id as the caller. Without it, they are plain ILIKE conditions. Exclusions are always
- * checked on the rows read.
+ * The conditions of one text filter on one column. The wanted patterns are matched by
+ * private.search_matching_ids, which can use the column's trigram index (row-level security keeps
+ * a direct ILIKE from using it) and returns ids of readable rows only; the rows are then read by id
+ * as the caller. Exclusions are checked on the rows read.
  */
 function containsConditions(
   table: SearchTable,
   column: string,
   text: string,
   params: SqlParams,
-  prefilter: boolean,
 ): string[] {
   const filter = parseContainsFilter(text);
   if (!filter) return [];
   const conditions: string[] = [];
   const ref = `t.${ident(column)}`;
-  if (prefilter && (filter.all.length > 0 || filter.any.length > 0)) {
+  if (filter.all.length > 0 || filter.any.length > 0) {
     // In FROM, the function runs once per statement however the planner joins it.
     conditions.push(`t.id in (select m.id from private.search_matching_ids(
       ${params.bind(table.table, "text")}, ${params.bind(column, "text")},
       ${params.bind(filter.all, "text[]")}, ${params.bind(filter.any, "text[]")}) m(id))`);
-  } else {
-    conditions.push(...filter.all.map((p) => `${ref} ilike ${params.bind(p, "text")}`));
-    if (filter.any.length > 0) {
-      const any = filter.any.map((p) => `${ref} ilike ${params.bind(p, "text")}`);
-      conditions.push(`(${any.join(" or ")})`);
-    }
   }
   // A null column contains nothing, so an exclusion keeps it.
   for (const p of filter.none) {
@@ -165,14 +157,13 @@ function conditionsFor(
   table: SearchTable,
   body: SearchDataBody,
   params: SqlParams,
-  prefilter: boolean,
 ): string[] {
   const has = (column: string) => column in table.resource.shape;
   const where = [visibleSources(body.content_sources, params)("t")];
   for (const key of TEXT_FILTERS) {
     const value = body[key];
     if (present(value) && has(key)) {
-      where.push(...containsConditions(table, key, value, params, prefilter));
+      where.push(...containsConditions(table, key, value, params));
     }
   }
   for (
@@ -211,15 +202,6 @@ function conditionsFor(
   return where;
 }
 
-/** How to build an advanced-mode statement. */
-export interface AdvancedOptions {
-  /**
-   * Narrow text filters through the trigram indexes first (default). Off gives the plain ILIKE
-   * statement the benchmark compares against.
-   */
-  prefilter?: boolean;
-}
-
 /** One advanced-mode statement: the table it reads, its text and its bound values. */
 export interface AdvancedStatement {
   table: SearchTable;
@@ -233,14 +215,11 @@ export interface AdvancedStatement {
  * content by level, then name and id, at most ADVANCED_LIMIT. Null when `type` names no table
  * (absent, or `content-source`).
  */
-export function advancedStatement(
-  body: SearchDataBody,
-  options: AdvancedOptions = {},
-): AdvancedStatement | null {
+export function advancedStatement(body: SearchDataBody): AdvancedStatement | null {
   const table = SEARCH_TABLES.find((t) => t.type !== null && t.type === body.type);
   if (!table) return null;
   const params = new SqlParams();
-  const where = conditionsFor(table, body, params, options.prefilter ?? true);
+  const where = conditionsFor(table, body, params);
   const columns = Object.keys(table.resource.shape).map((c) => `t.${ident(c)}`).join(", ");
   const order = [table.order ? `t.${ident(table.order)}` : null, "t.name", "t.id"]
     .filter((c) => c !== null).join(", ");
