@@ -11,7 +11,7 @@ const here = new URL("./", import.meta.url);
  * it serves), which the emulated hosted project (TEST_TARGET=hosted) does not have.
  */
 const LOCAL_ONLY =
-  /^(faults_.*|local_development|workers|e2e_web|readme_tour|migrate|openapi|streamed_finds|content_updates|open_ai_request|upload)_test\.ts$/;
+  /^(faults_.*|local_development|workers|e2e_web|readme_tour|migrate|openapi|streamed_finds|content_updates|open_ai_request|upload|round_trips)_test\.ts$/;
 const hosted = Deno.env.get("TEST_TARGET") === "hosted";
 const files: string[] = [];
 for await (const entry of Deno.readDir(here)) {

@@ -24,6 +24,8 @@ export interface ServerEnv {
   UPSTASH_REDIS_REST_URL?: string;
   UPSTASH_REDIS_REST_TOKEN?: string;
   DATABASE_POOL_SIZE?: string;
+  /** "false" as behind the hosted pooler (no named statements). */
+  DATABASE_PREPARE?: string;
   /** Server workers sharing the port; "1" (one process, one thread) unless a test asks for more. */
   WORKERS?: string;
   RATE_LIMIT_PREFIX?: string;
@@ -51,6 +53,7 @@ const CONTROLLED = [
   "UPSTASH_REDIS_REST_URL",
   "UPSTASH_REDIS_REST_TOKEN",
   "DATABASE_POOL_SIZE",
+  "DATABASE_PREPARE",
   "WORKERS",
   "RATE_LIMIT_PREFIX",
   "LOG_LEVEL",

@@ -1,0 +1,155 @@
+/**
+ * `deno task bench:round-trips`: database round trips and bytes per request kind, counted by a proxy
+ * between the server and Postgres (scripts/support/round_trip_proxy.ts). The server runs on a fresh
+ * database of the real Postgres with one pooled connection, so calls in sequence share it warm;
+ * once with prepared statements (the default) and once with `DATABASE_PREPARE=false`, as behind
+ * the hosted pooler. The last row is a find by id on a new connection (its start-up included).
+ *
+ * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
+ * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379).
+ */
+import postgres from "postgres";
+import { createAccount, createApiKeys } from "../support/accounts.ts";
+import { freshDatabase } from "../support/fresh_database.ts";
+import { RoundTripProxy, type RoundTrips } from "../support/round_trip_proxy.ts";
+import { ServerProcess } from "../support/server_process.ts";
+
+const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
+
+interface Kind {
+  label: string;
+  fn: string;
+  body: () => unknown;
+  auth: "jwt" | "api_key";
+  headers?: () => Record<string, string>;
+}
+
+/** Round trips and bytes of each request kind, warm; `null` where the call did not succeed. */
+export async function countRoundTrips(
+  prepare: boolean,
+): Promise<{ label: string; counts: RoundTrips | null; status: string }[]> {
+  const database = await freshDatabase(databaseUrl, "rpgtrips");
+  const target = new URL(database.url);
+  const proxy = RoundTripProxy.start({ hostname: target.hostname, port: Number(target.port) });
+  const viaProxy = new URL(database.url);
+  viaProxy.port = String(proxy.port);
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  let server: ServerProcess | null = null;
+  try {
+    server = await ServerProcess.start({
+      DATABASE_URL: viaProxy.href,
+      REDIS_URL: redisUrl,
+      DATABASE_POOL_SIZE: "1",
+      DATABASE_PREPARE: String(prepare),
+      LOG_LEVEL: "silent",
+    });
+    const account = await createAccount(sql, 2);
+    const [apiKey] = await createApiKeys(sql, account.user_id, 1);
+    const [source] = await sql<{ id: number }[]>`
+      insert into public.content_source (name, user_id, is_published)
+      values ('Round trips', ${account.user_id}, false) returning id`;
+    const [character] = await sql<{ id: number }[]>`
+      insert into public.character (name, user_id) values ('Counted', ${account.user_id})
+      returning id`;
+    let spellId = 0;
+    const kinds: Kind[] = [
+      { label: "find-spell by id, JWT", fn: "find-spell", body: () => ({ id: 1 }), auth: "jwt" },
+      {
+        label: "find-spell by id, API key",
+        fn: "find-spell",
+        body: () => ({ id: 1 }),
+        auth: "api_key",
+      },
+      { label: "find-spell {} (official)", fn: "find-spell", body: () => ({}), auth: "jwt" },
+      { label: "search-data", fn: "search-data", body: () => ({ text: "fire" }), auth: "jwt" },
+      {
+        label: "create-character",
+        fn: "create-character",
+        body: () => ({ name: "Counted" }),
+        auth: "jwt",
+      },
+      {
+        label: "update-character",
+        fn: "update-character",
+        body: () => ({ id: character!.id, name: "Recounted" }),
+        auth: "jwt",
+      },
+      {
+        label: "create-character, Idempotency-Key",
+        fn: "create-character",
+        body: () => ({ name: "Keyed" }),
+        auth: "jwt",
+        headers: () => ({ "Idempotency-Key": crypto.randomUUID() }),
+      },
+      {
+        label: "create-spell",
+        fn: "create-spell",
+        body: () => ({
+          name: `Counted ${crypto.randomUUID()}`,
+          rank: 1,
+          content_source_id: source!.id,
+        }),
+        auth: "jwt",
+      },
+      {
+        label: "delete-content (spell)",
+        fn: "delete-content",
+        body: () => ({ type: "spell", id: spellId }),
+        auth: "jwt",
+      },
+    ];
+    const call = async (kind: Kind) => {
+      const token = kind.auth === "jwt" ? account.token : apiKey!;
+      const res = await fetch(`${server!.functionsUrl}/${kind.fn}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          ...kind.headers?.(),
+        },
+        body: JSON.stringify(kind.body()),
+      });
+      const body = await res.json();
+      if (kind.fn === "create-spell" && body.status === "success") spellId = body.data.id;
+      return `${res.status} ${body.status}`;
+    };
+    const results = [];
+    for (const kind of kinds) {
+      await call(kind); // warms the connection's statements for this kind
+      if (kind.fn === "create-spell") await call(kinds.find((k) => k.fn === "delete-content")!);
+      proxy.take();
+      const status = await call(kind);
+      results.push({ label: kind.label, counts: proxy.take(), status });
+    }
+    proxy.dropConnections();
+    await call(kinds[0]!).catch(() => ""); // may meet the dropped connection
+    proxy.take();
+    proxy.dropConnections();
+    const status = await call(kinds[0]!);
+    results.push({ label: "find-spell by id, new connection", counts: proxy.take(), status });
+    return results;
+  } finally {
+    await sql.end();
+    await server?.stop();
+    proxy.close();
+    await database.drop();
+  }
+}
+
+if (import.meta.main) {
+  const rows: string[][] = [["request", "prepare", "round trips", "bytes out / in", "answer"]];
+  for (const prepare of [true, false]) {
+    for (const { label, counts, status } of await countRoundTrips(prepare)) {
+      rows.push([
+        label,
+        prepare ? "on" : "off",
+        String(counts?.roundTrips ?? "-"),
+        counts ? `${counts.bytesOut} / ${counts.bytesIn}` : "-",
+        status,
+      ]);
+    }
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const row of rows) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join("  "));
+}

@@ -1,0 +1,105 @@
+/**
+ * A TCP proxy that counts round trips between a server and its database: a round trip begins each
+ * time the client sends after the server has answered (or first), so statements sent together in
+ * one write, or pipelined without waiting, count once. Bytes are counted each way.
+ */
+export interface RoundTrips {
+  roundTrips: number;
+  bytesOut: number;
+  bytesIn: number;
+}
+
+export class RoundTripProxy {
+  readonly #listener: Deno.Listener;
+  readonly #conns = new Set<Deno.Conn>();
+  #counts: RoundTrips = { roundTrips: 0, bytesOut: 0, bytesIn: 0 };
+  readonly port: number;
+
+  private constructor(listener: Deno.Listener, target: Deno.ConnectOptions) {
+    this.#listener = listener;
+    this.port = (listener.addr as Deno.NetAddr).port;
+    (async () => {
+      try {
+        for await (const client of listener) this.#relay(client, target);
+      } catch {
+        // closed
+      }
+    })();
+  }
+
+  /** Starts a proxy to `target` on a free loopback port. */
+  static start(target: Deno.ConnectOptions): RoundTripProxy {
+    return new RoundTripProxy(Deno.listen({ hostname: "127.0.0.1", port: 0 }), target);
+  }
+
+  /** The counts since the last `take` (or the start), and a fresh count from now. */
+  take(): RoundTrips {
+    const counts = this.#counts;
+    this.#counts = { roundTrips: 0, bytesOut: 0, bytesIn: 0 };
+    return counts;
+  }
+
+  /** Drops every connection: the next query needs a new one. */
+  dropConnections(): void {
+    for (const conn of this.#conns) closeQuietly(conn);
+    this.#conns.clear();
+  }
+
+  close(): void {
+    closeQuietly(this.#listener);
+    this.dropConnections();
+  }
+
+  async #relay(client: Deno.Conn, target: Deno.ConnectOptions): Promise<void> {
+    let server: Deno.Conn;
+    try {
+      server = await Deno.connect(target);
+    } catch {
+      closeQuietly(client);
+      return;
+    }
+    this.#conns.add(client);
+    this.#conns.add(server);
+    // Whether the server has answered since the client last sent: the client's next bytes then
+    // begin a new round trip.
+    let answered = true;
+    const end = () => {
+      for (const conn of [client, server]) {
+        closeQuietly(conn);
+        this.#conns.delete(conn);
+      }
+    };
+    pipe(client, server, (n) => {
+      if (answered) this.#counts.roundTrips++;
+      answered = false;
+      this.#counts.bytesOut += n;
+    }).finally(end);
+    pipe(server, client, (n) => {
+      answered = true;
+      this.#counts.bytesIn += n;
+    }).finally(end);
+  }
+}
+
+async function pipe(from: Deno.Conn, to: Deno.Conn, seen: (n: number) => void): Promise<void> {
+  const buffer = new Uint8Array(64 * 1024);
+  try {
+    while (true) {
+      const n = await from.read(buffer);
+      if (n === null) return;
+      seen(n);
+      let written = 0;
+      while (written < n) written += await to.write(buffer.subarray(written, n));
+    }
+  } catch {
+    // either side went away
+  }
+}
+
+function closeQuietly(closer: { close(): void }): void {
+  try {
+    closer.close();
+  } catch {
+    // already closed
+  }
+}
