@@ -117,7 +117,10 @@ export const GetUserBody = z.strictObject({
 });
 export type GetUserBody = z.infer<typeof GetUserBody>;
 
-const httpUrl = z.url({ protocol: /^https?$/ }).max(2000);
+// The document's pattern says what zod's conversion of the protocol rule leaves out.
+const httpUrl = z.url({ protocol: /^https?$/ }).max(2000).meta({
+  pattern: "^[Hh][Tt][Tt][Pp][Ss]?://",
+});
 const siteTheme = JsonObject.refine(
   (theme) => JSON.stringify(theme).length <= 4000,
   "site_theme is limited to 4000 characters of JSON",

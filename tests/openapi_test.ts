@@ -259,7 +259,14 @@ test("openapi: request bodies state the rules of every string, key and open valu
     const types = Array.isArray(node.type) ? node.type : [node.type];
     ok(Object.keys(node).length > 0, "no request schema admits anything at all");
     if (types.includes("string") && node.const === undefined && node.enum === undefined) {
-      ok(node.format === "uuid" || nulFree(node.pattern), `a string refuses NUL: ${text}`);
+      const patterns = [
+        node.pattern,
+        ...((node.allOf ?? []) as Json[]).map((s) => at(s, "pattern")),
+      ];
+      ok(
+        node.format === "uuid" || patterns.some(nulFree),
+        `a string refuses NUL: ${text}`,
+      );
     }
     if (types.includes("object") && node.additionalProperties !== false) {
       ok(nulFree(at(node, "propertyNames", "pattern")), `keys refuse NUL: ${text}`);

@@ -5,9 +5,10 @@
  * (`openapi/schemas.ts`: null read as "not given", NUL refused everywhere, trimmed strings) and
  * split where one schema stands for several shapes (`openapi/bodies.ts`: insert or update, one
  * proposal per content type, one upload per image format). The statuses an operation can answer
- * follow from its entry (`openapi/responses.ts`). Nothing in it is written per endpoint by hand;
- * the conformance test (tests/openapi_conformance_test.ts) sends bodies generated from the
- * document to the server and checks every answer against it.
+ * follow from its entry (`openapi/responses.ts`). Only two bodies have builders of their own
+ * (proposals and uploads); everything else comes from the contract. The conformance test
+ * (tests/openapi_conformance_test.ts) sends bodies generated from the document to the server and
+ * checks every answer against it.
  *
  * `deno task openapi` writes openapi.json at the repository root; `deno task openapi:check` exits 1
  * when the committed file differs from what the code generates.

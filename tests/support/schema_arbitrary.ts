@@ -48,12 +48,15 @@ export class SchemaArbitraries {
     if (node === false) throw new Error("The schema `false` admits no value");
     if ("const" in node) return fc.constant(node.const);
     if (Array.isArray(node.enum)) return fc.constantFrom(...node.enum);
-    if (Array.isArray(node.allOf) && node.allOf.length > 0) {
+    // allOf: merged, except further patterns of a string, which `strings` checks itself.
+    const mergeable = (node.allOf ?? []).filter((s: Schema) =>
+      !(Object.keys(s).length === 1 && "pattern" in s)
+    );
+    if (mergeable.length > 0) {
       const { allOf, ...rest } = node;
-      return this.of(
-        allOf.reduce((a: Schema, b: Schema) => merge(a, this.resolve(b)), rest),
-        depth,
-      );
+      const patterns = allOf.filter((s: Schema) => !mergeable.includes(s));
+      const merged = mergeable.reduce((a: Schema, b: Schema) => merge(a, this.resolve(b)), rest);
+      return this.of(patterns.length > 0 ? { ...merged, allOf: patterns } : merged, depth);
     }
     const members = node.oneOf ?? node.anyOf;
     if (Array.isArray(members)) {
@@ -157,7 +160,7 @@ function merge(a: Schema, b: Schema): Schema {
     out.minProperties = Math.max(a.minProperties, b.minProperties);
   }
   if (a?.pattern !== undefined && b?.pattern !== undefined && a.pattern !== b.pattern) {
-    out.allOf = [...(out.allOf ?? []), { pattern: b.pattern }];
+    out.allOf = [...(a.allOf ?? []), ...(b.allOf ?? []), { pattern: b.pattern }];
     out.pattern = a.pattern;
   }
   return out;
@@ -210,10 +213,10 @@ export function strings(node: Schema): fc.Arbitrary<string> {
     s.length >= min && s.length <= max && !s.includes("\0") &&
     own.every((p) => new RegExp(p, "u").test(s)) && (!notBlank || s.trim().length > 0);
   let base: fc.Arbitrary<string>;
-  if (own.length > 0) {
-    base = fc.stringMatching(new RegExp(own[0]!, "u"), { maxLength: Math.min(max, 400) });
-  } else if (node.format === "uri") {
+  if (node.format === "uri") {
     base = fc.webUrl({ validSchemes: ["http", "https"] });
+  } else if (own.length > 0) {
+    base = fc.stringMatching(new RegExp(own[0]!, "u"), { maxLength: Math.min(max, 400) });
   } else {
     const short = Math.max(min, Math.min(max, 24));
     base = fc.oneof(

@@ -51,12 +51,14 @@ export function responsesFor(
     content: { "application/json": { schema: parts.fail } },
   });
   const members = [parts.success, ref("JSendFail"), ...(spec.upstream ? [ref("JSendError")] : [])];
+  // A repeated Idempotency-Key gets the first answer again, marked.
+  const replayed = honoursIdempotencyKey(name) ? ["Idempotent-Replayed"] : [];
   const responses: JsonObject = {
     "200": {
       description: "JSend `success` with the result, or JSend `fail` when the request was " +
         "refused for a reason the caller can act on (invalid body, ownership, tier caps)" +
         (spec.upstream ? ", or JSend `error` when the upstream service failed" : ""),
-      headers: rateLimitHeaderRefs(),
+      headers: rateLimitHeaderRefs(replayed),
       content: { "application/json": { schema: { oneOf: members } } },
     },
     "400": { $ref: "#/components/responses/BadRequest" },
@@ -171,7 +173,11 @@ export function headerComponents(): JsonObject {
     schema: { type: "integer", minimum: 0 },
   });
   return {
-    "Retry-After": integer("Seconds to wait before the budget admits another request"),
+    "Idempotent-Replayed": {
+      description: "`true` on the stored answer given again for a repeated Idempotency-Key",
+      schema: { type: "string", const: "true" },
+    },
+    "Retry-After": integer("Seconds to wait before the request may be sent again"),
     "X-RateLimit-Limit": integer("Requests allowed per 60-second window for this bucket"),
     "X-RateLimit-Remaining": integer("Requests left in the current window"),
     "X-RateLimit-Reset": integer("Seconds until the window resets"),
@@ -210,9 +216,10 @@ export function responseComponents(fail: Json, errorSchema: Json): JsonObject {
     ),
     Forbidden: withBody("The caller's account is deactivated", fail),
     IdempotencyConflict: withBody(
-      "A request with this Idempotency-Key is still being answered (retry shortly), or did its " +
-        "work but its answer was lost",
+      "A request with this Idempotency-Key is still being answered (retry after `Retry-After` " +
+        "seconds), or did its work but its answer was lost (check before sending it again)",
       fail,
+      ["Retry-After"],
     ),
     IdempotencyKeyReused: withBody(
       "This Idempotency-Key was already used with another body or endpoint",
