@@ -120,9 +120,18 @@ const documentedRules: Record<
     },
   },
   "create-content-update": {
-    mentions: ["with `ref_id` equal to `content_source_id`"],
+    mentions: [
+      "with `ref_id` equal to `content_source_id`",
+      "an `id` that is `ref_id` (or -1, 0 or null) and a `content_source_id` that is the proposal's",
+    ],
     apply: (body) => {
       if (body.type === "content-source") body.ref_id = body.content_source_id;
+      const data = body.data ?? {};
+      if (typeof data.id === "number" && data.id > 0) {
+        if (body.ref_id === undefined) delete data.id;
+        else data.id = body.ref_id;
+      }
+      if ("content_source_id" in data) data.content_source_id = body.content_source_id;
       return body;
     },
   },

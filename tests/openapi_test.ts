@@ -354,6 +354,16 @@ test("openapi: JSend answers are discriminated by status, proposals by type and 
   equal(at(spell, "discriminator", "propertyName"), "action");
   const create = component({ $ref: at(spell, "discriminator", "mapping", "CREATE") as Json });
   deepStrictEqual(at(create, "properties", "data", "required"), ["name", "rank"]);
+  // The web client sends the whole fetched record as a proposal's data.
+  const check = ajv.compile({
+    $ref: "https://openapi.test/doc.json#/paths/~1create-content-update/post/requestBody/" +
+      "content/application~1json/schema",
+  });
+  const fetched = { id: 1, created_at: "2026-01-01T00:00:00Z", updated_at: "x", user_id: null };
+  const change = { type: "spell", action: "UPDATE", ref_id: 1, content_source_id: 1 };
+  ok(check({ ...change, data: { ...fetched, content_source_id: 1, name: "Fixed" } }));
+  ok(!check({ ...change, data: fetched }), "an update changes at least one field");
+  ok(!check({ ...change, data: { name: "Fixed", keys: {} } }), "only a spell's fields");
 });
 
 test("openapi: servers are URLs with variables, and every operation has a tag", () => {

@@ -112,7 +112,6 @@ export class SchemaArbitraries {
     const required = new Set<string>(node.required ?? []);
     const shape: Record<string, fc.Arbitrary<unknown>> = {};
     for (const [name, schema] of Object.entries(properties)) {
-      if (this.resolve(schema)?.readOnly === true && !required.has(name)) continue;
       shape[name] = this.hints.forProperty?.(name, this.resolve(schema)) ??
         this.of(schema, depth + 1);
     }

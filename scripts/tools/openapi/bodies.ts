@@ -8,7 +8,7 @@ import { ContentType, contentTypes } from "@shared/content_types.ts";
 import { proposalFields } from "@shared/content_updates.ts";
 import { UPLOAD_DATA_PATTERNS, UploadType } from "@shared/uploads.ts";
 import { asObject, deref, isObject, type Json, type JsonObject, pascal, ref } from "./json.ts";
-import { ID_SCHEMA, NEW_ID_SCHEMA, NULL_AS_ABSENT } from "./schemas.ts";
+import { ID_SCHEMA, JSON_VALUE, NEW_ID_SCHEMA, NULL_AS_ABSENT } from "./schemas.ts";
 
 /** Keys a fetched record carries that the server manages: accepted in a save body and ignored. */
 const SERVER_MANAGED = ["created_at", "updated_at", "user_id"];
@@ -127,10 +127,13 @@ export function contentUpdateBody(body: Json, ctx: BodyContext): Json {
     const data = addComponent(ctx, `Proposed${name}`, {
       type: "object",
       description: `The fields of ${type === "ability-block" ? "an" : "a"} ${type} a proposal ` +
-        "sets, as its create body takes them",
-      properties: fields,
+        "sets, as its create body takes them; a fetched record's own keys are accepted and " +
+        "dropped",
+      properties: { ...fields, ...fetchedKeys() },
       additionalProperties: false,
     });
+    // "At least one field": one the proposal sets, not a fetched record's key it drops.
+    const changesSomething = { anyOf: Object.keys(fields).map((key) => ({ required: [key] })) };
     const proposal = (action: string, extra: JsonObject, required: string[]): JsonObject => ({
       type: "object",
       ...(source.propertyNames !== undefined ? { propertyNames: source.propertyNames } : {}),
@@ -143,7 +146,7 @@ export function contentUpdateBody(body: Json, ctx: BodyContext): Json {
       required: ["type", "action", "data", "content_source_id", ...required],
     });
     const needs = contentTypes[type].createRequires.filter((k) => k !== "content_source_id");
-    const update = proposal("UPDATE", { minProperties: 1 }, ["ref_id"]);
+    const update = proposal("UPDATE", changesSomething, ["ref_id"]);
     if (type === "content-source") {
       variants.push(addComponent(ctx, `${name}Proposal`, {
         ...update,
@@ -169,6 +172,30 @@ export function contentUpdateBody(body: Json, ctx: BodyContext): Json {
     variants.push(addComponent(ctx, `${name}Proposal`, { oneOf: actions }));
   }
   return { oneOf: variants };
+}
+
+/**
+ * Keys of a fetched record that a proposal's `data` may carry and the server drops: its
+ * timestamps and owner, and its id and source while they repeat the proposal's own.
+ */
+function fetchedKeys(): JsonObject {
+  const dropped = (description: string, schema: JsonObject): JsonObject => ({
+    ...schema,
+    readOnly: true,
+    description: `${description}; dropped`,
+  });
+  return {
+    id: dropped("A fetched record's id: the proposal's `ref_id`, or 0, -1 or null", {
+      anyOf: [ID_SCHEMA, { enum: [0, -1, null] }],
+    }),
+    content_source_id: dropped(
+      "A fetched record's source: the proposal's `content_source_id`",
+      ID_SCHEMA,
+    ),
+    created_at: dropped("A fetched record's time", ref(JSON_VALUE)),
+    updated_at: dropped("A fetched record's time", ref(JSON_VALUE)),
+    user_id: dropped("A fetched record's owner", ref(JSON_VALUE)),
+  };
 }
 
 /** upload-public-file: one variant per format, its `data` starting with that format's bytes. */
