@@ -42,6 +42,13 @@ export interface ContentTypeContract<
   interfaceType?: false;
   /** An id that also means "insert" on create (the reference's spell form sends -1). */
   insertId?: number;
+  /**
+   * The fields a new record must have (create-<type> without `id`): its table's columns that are
+   * NOT NULL without a default, and the source it goes in. A test checks them against the database.
+   */
+  createRequires: readonly string[];
+  /** Rules of create-<type> across fields, in words for the document. */
+  saveRules?: readonly string[];
 }
 
 /** Every content type by the name the API gives it (`find-<name>`, `create-<name>`). */
@@ -56,6 +63,7 @@ export const contentTypes = {
     found: content.FindAbilityBlockResult,
     searchBucket: "ability_blocks",
     searchRow: AbilityBlockHit,
+    createRequires: ["name", "type", "content_source_id"],
   },
   "ancestry": {
     table: "ancestry",
@@ -67,6 +75,7 @@ export const contentTypes = {
     found: content.FindAncestryResult,
     searchBucket: "ancestries",
     searchRow: ContentHit,
+    createRequires: ["name", "content_source_id"],
   },
   "archetype": {
     table: "archetype",
@@ -78,6 +87,12 @@ export const contentTypes = {
     found: content.FindArchetypeResult,
     searchBucket: "archetypes",
     searchRow: ContentHit,
+    createRequires: ["name", "content_source_id"],
+    saveRules: [
+      "An archetype's linked trait is named `<name> Archetype` (at most 200 characters): a new " +
+      "archetype without `trait_id`, or a renamed one whose trait is linked, has a name of at " +
+      "most 190 characters.",
+    ],
   },
   "background": {
     table: "background",
@@ -89,6 +104,7 @@ export const contentTypes = {
     found: content.FindBackgroundResult,
     searchBucket: "backgrounds",
     searchRow: ContentHit,
+    createRequires: ["name", "content_source_id"],
   },
   "class": {
     table: "class",
@@ -100,6 +116,7 @@ export const contentTypes = {
     found: content.FindClassResult,
     searchBucket: "classes",
     searchRow: ContentHit,
+    createRequires: ["name", "content_source_id"],
   },
   "class-archetype": {
     table: "class_archetype",
@@ -111,6 +128,7 @@ export const contentTypes = {
     found: content.FindClassArchetypeResult,
     searchBucket: "class_archetypes",
     searchRow: ContentHit,
+    createRequires: ["name", "content_source_id"],
   },
   "content-source": {
     table: "content_source",
@@ -122,6 +140,12 @@ export const contentTypes = {
     found: content.FindContentSourceResult,
     searchBucket: null,
     searchRow: ContentHit,
+    createRequires: ["name"],
+    saveRules: [
+      "`foundry_id` is another name of `external_id`: send one, or the same value in both.",
+      "With `require_key` true the source needs `keys.access_key` of at least 8 characters " +
+      "(given now, or kept from before).",
+    ],
   },
   "creature": {
     table: "creature",
@@ -133,6 +157,7 @@ export const contentTypes = {
     found: content.FindCreatureResult,
     searchBucket: "creatures",
     searchRow: StatBlockHit,
+    createRequires: ["name", "content_source_id"],
   },
   "hazard": {
     table: "hazard",
@@ -145,6 +170,7 @@ export const contentTypes = {
     searchBucket: "hazards",
     searchRow: StatBlockHit,
     interfaceType: false,
+    createRequires: ["name", "content_source_id"],
   },
   "item": {
     table: "item",
@@ -156,6 +182,7 @@ export const contentTypes = {
     found: content.FindItemResult,
     searchBucket: "items",
     searchRow: ItemHit,
+    createRequires: ["name", "content_source_id"],
   },
   "language": {
     table: "language",
@@ -167,6 +194,7 @@ export const contentTypes = {
     found: content.FindLanguageResult,
     searchBucket: "languages",
     searchRow: ContentHit,
+    createRequires: ["name", "content_source_id"],
   },
   "spell": {
     table: "spell",
@@ -179,6 +207,7 @@ export const contentTypes = {
     searchBucket: "spells",
     searchRow: SpellHit,
     insertId: -1,
+    createRequires: ["name", "rank", "content_source_id"],
   },
   "trait": {
     table: "trait",
@@ -190,6 +219,7 @@ export const contentTypes = {
     found: content.FindTraitResult,
     searchBucket: "traits",
     searchRow: ContentHit,
+    createRequires: ["name", "content_source_id"],
   },
   "versatile-heritage": {
     table: "versatile_heritage",
@@ -201,6 +231,7 @@ export const contentTypes = {
     found: content.FindVersatileHeritageResult,
     searchBucket: "versatile_heritages",
     searchRow: ContentHit,
+    createRequires: ["name", "content_source_id"],
   },
 } as const satisfies Record<string, ContentTypeContract>;
 

@@ -162,3 +162,25 @@ export const ContentUpdateWebhookReply = z.looseObject({ discord_msg_id: Discord
   id: "ContentUpdateWebhookReply",
 });
 export type ContentUpdateWebhookReply = z.infer<typeof ContentUpdateWebhookReply>;
+
+/**
+ * Keys of a record that a proposal's `data` never sets: the columns the database's
+ * `private.content_update_fields` leaves out (ids, timestamps, the source, a source's owner and
+ * access settings), and `foundry_id`, the web client's name of `external_id`.
+ */
+export const NOT_PROPOSED: ReadonlySet<string> = new Set([
+  "id",
+  "created_at",
+  "updated_at",
+  "content_source_id",
+  "user_id",
+  "keys",
+  "require_key",
+  "is_published",
+  "foundry_id",
+]);
+
+/** The fields a proposal for a record of `type` may set in `data`. */
+export function proposalFields(type: ContentType): string[] {
+  return Object.keys(contentTypes[type].resource.shape).filter((key) => !NOT_PROPOSED.has(key));
+}

@@ -35,3 +35,21 @@ export type UploadPublicFileBody = z.infer<typeof UploadPublicFileBody>;
 /** Where an uploaded file can be fetched by anyone. */
 export const UploadedFile = z.object({ url: z.url() }).meta({ id: "UploadedFile" });
 export type UploadedFile = z.infer<typeof UploadedFile>;
+
+// The base64 grammar the decoder accepts (`decodeStrictBase64`): whole quads, then at most one
+// padded quad whose unused bits are zero.
+const QUAD = "[A-Za-z0-9+/]{4}";
+const PADDED = "(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)";
+const REST = `(?:${QUAD})*${PADDED}?`;
+
+/**
+ * Per image format, the base64 text of a file that the server recognises as that format
+ * (`sniffImageFormat`: PNG's 8-byte signature, JPEG's 3 bytes, RIFF....WEBP): the signature's bytes
+ * as they fall in the first quads, then valid base64. For the OpenAPI document; a test checks them
+ * against the server's sniffing.
+ */
+export const UPLOAD_DATA_PATTERNS = {
+  png: `^iVBORw0K(?:Ggo=|Gg[o-r][A-Za-z0-9+/]${REST})$`,
+  jpeg: `^/9j/${REST}$`,
+  webp: `^UklGR[g-v][A-Za-z0-9+/]{4}[BFJNRVZdhlptx159]XRUJQ${REST}$`,
+} as const;

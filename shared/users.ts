@@ -106,11 +106,21 @@ export type OwnProfile = z.infer<typeof OwnProfile>;
  */
 export const GetUserBody = z.strictObject({
   id: UserId.optional(),
-  _id: z.coerce.number().pipe(Id).optional(),
+  // A profile id; a numeric string is read as that number. zod's conversion of a coercion says only
+  // "number", so the document is told the integer this is.
+  _id: z.coerce.number().pipe(Id).meta({
+    type: "integer",
+    exclusiveMinimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: "Another user's profile id (the `id` of a public profile)",
+  }).optional(),
 });
 export type GetUserBody = z.infer<typeof GetUserBody>;
 
-const httpUrl = z.url({ protocol: /^https?$/ }).max(2000);
+// The document's pattern says what zod's conversion of the protocol rule leaves out.
+const httpUrl = z.url({ protocol: /^https?$/ }).max(2000).meta({
+  pattern: "^[Hh][Tt][Tt][Pp][Ss]?://",
+});
 const siteTheme = JsonObject.refine(
   (theme) => JSON.stringify(theme).length <= 4000,
   "site_theme is limited to 4000 characters of JSON",

@@ -1,0 +1,252 @@
+/**
+ * One operation of the document and the statuses it answers, from its contract entry (the
+ * pipeline in `supabase/functions/_shared/endpoint.ts` decides them the same way for every entry):
+ *
+ * - 200: JSend `success`, or `fail` for a refusal the caller can act on (and `error` when an
+ *   upstream service failed, for the entries that call one);
+ * - 400: a body that is not JSON, not UTF-8, not sent whole or in time, or a bad Idempotency-Key;
+ * - 401: credentials refused, for every entry that takes credentials;
+ * - 403: an account that is deactivated, for every entry that takes a user's token or API key;
+ *   for character entries also an API key without a grant for the character, or a change it may
+ *   not make;
+ * - 409 and 422: a repeated Idempotency-Key, for the entries that honour one;
+ * - 413: a body over the entry's cap; 429: a rate budget spent;
+ * - 500: an unexpected error; 503: the database (or the sign-in keys) out of reach, for every entry
+ *   that uses one.
+ */
+import { type AuthKind, DEFAULT_MAX_BODY_BYTES, type EndpointContract } from "@shared/contract.ts";
+import { honoursIdempotencyKey } from "@shared/idempotency.ts";
+import type { Json, JsonObject } from "./json.ts";
+
+const securitySchemeOf: Readonly<Record<Exclude<AuthKind, "none">, string>> = {
+  api_key: "apiKey",
+  jwt: "accessToken",
+  service: "serviceSecret",
+};
+const authOrder: readonly AuthKind[] = ["api_key", "jwt", "service", "none"];
+
+/** What an operation is built from besides its contract entry. */
+export interface OperationParts {
+  operationId: string;
+  /** The request body schema. */
+  body: Json;
+  /** A reference to the operation's success envelope. */
+  success: JsonObject;
+  fail: Json;
+  error: Json;
+}
+
+/** The statuses an entry can answer, in order, each a response or a reference to one. */
+export function responsesFor(
+  name: string,
+  spec: EndpointContract,
+  parts: Pick<OperationParts, "success" | "fail" | "error">,
+): JsonObject {
+  const maxBody = spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const takesCredentials = spec.auth.some((kind) => kind !== "none");
+  const actsForUser = spec.auth.includes("jwt") || spec.auth.includes("api_key");
+  const failWith = (description: string): JsonObject => ({
+    description,
+    headers: rateLimitHeaderRefs(),
+    content: { "application/json": { schema: parts.fail } },
+  });
+  const members = [parts.success, ref("JSendFail"), ...(spec.upstream ? [ref("JSendError")] : [])];
+  // A repeated Idempotency-Key gets the first answer again, marked.
+  const replayed = honoursIdempotencyKey(name) ? ["Idempotent-Replayed"] : [];
+  const responses: JsonObject = {
+    "200": {
+      description: "JSend `success` with the result, or JSend `fail` when the request was " +
+        "refused for a reason the caller can act on (invalid body, ownership, tier caps)" +
+        (spec.upstream ? ", or JSend `error` when the upstream service failed" : ""),
+      headers: rateLimitHeaderRefs(replayed),
+      content: { "application/json": { schema: { oneOf: members } } },
+    },
+    "400": { $ref: "#/components/responses/BadRequest" },
+  };
+  if (takesCredentials) responses["401"] = { $ref: "#/components/responses/Unauthorized" };
+  if (actsForUser) {
+    responses["403"] = {
+      $ref: `#/components/responses/${spec.perCharacter ? "CharacterForbidden" : "Forbidden"}`,
+    };
+  }
+  if (honoursIdempotencyKey(name)) {
+    responses["409"] = { $ref: "#/components/responses/IdempotencyConflict" };
+  }
+  responses["413"] = failWith(`The body is larger than ${maxBody} bytes`);
+  if (honoursIdempotencyKey(name)) {
+    responses["422"] = { $ref: "#/components/responses/IdempotencyKeyReused" };
+  }
+  responses["429"] = { $ref: "#/components/responses/TooManyRequests" };
+  responses["500"] = { $ref: "#/components/responses/InternalError" };
+  // A user's token is checked against the sign-in service's keys, which may be out of reach too.
+  if (spec.database !== false || spec.auth.includes("jwt")) {
+    responses["503"] = { $ref: "#/components/responses/Unavailable" };
+  }
+  return responses;
+}
+
+/** One operation: its id, tag, summary, description, security, parameters, body and responses. */
+export function operationFor(
+  name: string,
+  spec: EndpointContract,
+  parts: OperationParts,
+): JsonObject {
+  const maxBody = spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const accepted = authOrder.filter((kind) => spec.auth.includes(kind));
+  const rules = spec.rules ?? [];
+  const description = [
+    `${describeAuth(accepted)} The body is at most ${maxBody} bytes.`,
+    ...(rules.length > 0 ? [rules.map((rule) => `- ${rule}`).join("\n")] : []),
+  ].join("\n\n");
+  return {
+    operationId: parts.operationId,
+    tags: [spec.area],
+    summary: spec.summary,
+    description,
+    security: accepted.map((kind) => kind === "none" ? {} : { [securitySchemeOf[kind]]: [] }),
+    ...(honoursIdempotencyKey(name)
+      ? {
+        parameters: [{
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          description: "Makes the write safe to retry: a repeat with the same key and body " +
+            "within 24 hours gets the first answer again (marked `Idempotent-Replayed: true`) " +
+            "without the work being done twice. Scoped to the caller (the user, or an API " +
+            "key's client).",
+          schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
+        }],
+      }
+      : {}),
+    requestBody: {
+      required: true,
+      content: { "application/json": { schema: parts.body } },
+    },
+    responses: responsesFor(name, spec, parts),
+    "x-max-body-bytes": maxBody,
+  };
+}
+
+function ref(name: string): JsonObject {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function describeAuth(accepted: readonly AuthKind[]): string {
+  const names: Record<AuthKind, string> = {
+    api_key: "an API key",
+    jwt: "a user access token (JWT)",
+    service: "the moderation service secret",
+    none: "no credentials",
+  };
+  const list = accepted.map((kind) => names[kind]);
+  const joined = list.length > 1 ? `${list.slice(0, -1).join(", ")} or ${list.at(-1)}` : list[0];
+  return `Accepts ${joined ?? "no credentials"}.`;
+}
+
+export function securitySchemes(): JsonObject {
+  return {
+    accessToken: {
+      type: "http",
+      scheme: "bearer",
+      bearerFormat: "JWT",
+      description: "A Supabase Auth access token of a signed-in user (any bearer that is not " +
+        "36 characters long)",
+    },
+    apiKey: {
+      type: "http",
+      scheme: "bearer",
+      bearerFormat: "UUID",
+      description: "A 36-character API key from create-api-client; the request runs as the " +
+        "key's creator under the same row-level policies as a signed-in user",
+    },
+    serviceSecret: {
+      type: "http",
+      scheme: "bearer",
+      description: "The shared secret of the moderation bot (CONTENT_UPDATE_SECRET)",
+    },
+  };
+}
+
+export function headerComponents(): JsonObject {
+  const integer = (description: string): JsonObject => ({
+    description,
+    schema: { type: "integer", minimum: 0 },
+  });
+  return {
+    "Idempotent-Replayed": {
+      description: "`true` on the stored answer given again for a repeated Idempotency-Key",
+      schema: { type: "string", const: "true" },
+    },
+    "Retry-After": integer("Seconds to wait before the request may be sent again"),
+    "X-RateLimit-Limit": integer("Requests allowed per 60-second window for this bucket"),
+    "X-RateLimit-Remaining": integer("Requests left in the current window"),
+    "X-RateLimit-Reset": integer("Seconds until the window resets"),
+    "X-Request-Id": {
+      description: "Identifies the request in the server log; quote it when reporting a problem",
+      schema: { type: "string", format: "uuid" },
+    },
+  };
+}
+
+function rateLimitHeaderRefs(extra: string[] = []): JsonObject {
+  const headers: JsonObject = {};
+  const names = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", ...extra];
+  for (const name of [...names, "X-Request-Id"]) {
+    headers[name] = { $ref: `#/components/headers/${name}` };
+  }
+  return headers;
+}
+
+export function responseComponents(fail: Json, errorSchema: Json): JsonObject {
+  const withBody = (description: string, schema: Json, extra: string[] = []): JsonObject => ({
+    description,
+    headers: rateLimitHeaderRefs(extra),
+    content: { "application/json": { schema } },
+  });
+  return {
+    BadRequest: withBody(
+      "The body is not valid JSON or not UTF-8, did not arrive whole or within 10 s, or the " +
+        "Idempotency-Key header is malformed (or sent to create-api-client, which refuses it)",
+      fail,
+    ),
+    CharacterForbidden: withBody(
+      "The account is deactivated, or an API key has no grant for this character " +
+        "(`You do not have access to this character`) or makes a change only the owner may make",
+      fail,
+    ),
+    Forbidden: withBody("The caller's account is deactivated", fail),
+    IdempotencyConflict: withBody(
+      "A request with this Idempotency-Key is still being answered (retry after `Retry-After` " +
+        "seconds), or did its work but its answer was lost (check before sending it again)",
+      fail,
+      ["Retry-After"],
+    ),
+    IdempotencyKeyReused: withBody(
+      "This Idempotency-Key was already used with another body or endpoint",
+      fail,
+    ),
+    InternalError: withBody(
+      "Unexpected server error; the message carries the request id and never internals",
+      errorSchema,
+    ),
+    TooManyRequests: withBody(
+      "Rate budget exceeded (120/min per API key, 240 per access token, 600 for the service " +
+        "secret, 30 per IP without usable credentials), or too many whole results of the " +
+        "caller's are still being sent; wait `Retry-After` seconds",
+      fail,
+      ["Retry-After"],
+    ),
+    Unauthorized: withBody(
+      "Missing, malformed, unknown or expired credentials, credentials this endpoint does not " +
+        "accept (`Invalid API Key`, `Invalid API Key, no client found`, ...), a token whose " +
+        "account no longer exists, or the anon key where only a signed-in user may act",
+      fail,
+    ),
+    Unavailable: withBody(
+      "The database (or the sign-in service's keys, or the file store) is out of reach; " +
+        "nothing was changed. Retry after `Retry-After` seconds",
+      errorSchema,
+      ["Retry-After"],
+    ),
+  };
+}
