@@ -5,6 +5,7 @@ import { runtimeDeno, runtimeDenoEnv } from "../support/deno_runtime.ts";
 import { randomSecret } from "../support/run_secrets.ts";
 import { PgBouncer } from "../support/pgbouncer.ts";
 import { PostgresCluster } from "../support/postgres_cluster.ts";
+import { RoundTripProxy } from "../support/round_trip_proxy.ts";
 import { UpstashStandIn } from "../support/upstash_stand_in.ts";
 import { HostedGateway } from "./gateway.ts";
 
@@ -29,6 +30,8 @@ export interface HostedEmulation {
   /** The legacy HS256 secret (JWT_SECRET), for projects that still have one. */
   legacySecret: string;
   gateway: HostedGateway;
+  /** Counts the round trips between the functions and the pooler (and adds the latency asked). */
+  database: RoundTripProxy;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,8 @@ export interface HostedEmulation {
 export async function startHostedEmulation(options: {
   redisUrl: string;
   verbose?: boolean;
+  /** Added per round trip to the pooler, and to each limiter answer, as across a network. */
+  latency?: { databaseMs: number; limiterMs: number };
 }): Promise<HostedEmulation> {
   const denoBin = await runtimeDeno();
   const cleanups: (() => Promise<void>)[] = [];
@@ -85,7 +90,13 @@ export async function startHostedEmulation(options: {
     cleanups.push(() => pooler.stop());
 
     const limiterStore = UpstashStandIn.start(options.redisUrl);
+    limiterStore.latencyMs = options.latency?.limiterMs ?? 0;
     cleanups.push(() => limiterStore.close());
+    const database = RoundTripProxy.start(
+      { hostname: "127.0.0.1", port: pooler.port },
+      options.latency?.databaseMs ?? 0,
+    );
+    cleanups.push(() => Promise.resolve(database.close()));
 
     const keys = await projectKeys();
     const publishableKey = `sb_publishable_${randomSecret().slice(0, 22)}`;
@@ -106,7 +117,7 @@ export async function startHostedEmulation(options: {
       SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: publishableKey }),
       SUPABASE_SECRET_KEYS: JSON.stringify({ default: secretKey }),
       // The secrets the README's deploy steps set.
-      DATABASE_URL: `postgres://postgres:${ownerPassword}@127.0.0.1:${pooler.port}/postgres`,
+      DATABASE_URL: `postgres://postgres:${ownerPassword}@127.0.0.1:${database.port}/postgres`,
       DATABASE_PREPARE: "false",
       API_AUTHENTICATOR_PASSWORD: requestPassword,
       CONTENT_UPDATE_SECRET: moderationSecret,
@@ -144,6 +155,7 @@ export async function startHostedEmulation(options: {
       publishableKey,
       moderationSecret,
       gateway,
+      database,
       signAccessToken: (userId, email, lifetimeSeconds = 3600) =>
         signClaims(sessionClaims(userId, email, lifetimeSeconds)),
       signClaims,

@@ -1,7 +1,8 @@
 /**
  * A TCP proxy that counts round trips between a server and its database: a round trip begins each
  * time the client sends after the server has answered (or first), so statements sent together in
- * one write, or pipelined without waiting, count once. Bytes are counted each way.
+ * one write, or pipelined without waiting, count once. Bytes are counted each way. With
+ * `delayMs`, each round trip is held back that long, as a database across a network would be.
  */
 export interface RoundTrips {
   roundTrips: number;
@@ -15,7 +16,11 @@ export class RoundTripProxy {
   #counts: RoundTrips = { roundTrips: 0, bytesOut: 0, bytesIn: 0 };
   readonly port: number;
 
-  private constructor(listener: Deno.Listener, target: Deno.ConnectOptions) {
+  private constructor(
+    listener: Deno.Listener,
+    target: Deno.ConnectOptions,
+    readonly delayMs: number,
+  ) {
     this.#listener = listener;
     this.port = (listener.addr as Deno.NetAddr).port;
     (async () => {
@@ -28,8 +33,8 @@ export class RoundTripProxy {
   }
 
   /** Starts a proxy to `target` on a free loopback port. */
-  static start(target: Deno.ConnectOptions): RoundTripProxy {
-    return new RoundTripProxy(Deno.listen({ hostname: "127.0.0.1", port: 0 }), target);
+  static start(target: Deno.ConnectOptions, delayMs = 0): RoundTripProxy {
+    return new RoundTripProxy(Deno.listen({ hostname: "127.0.0.1", port: 0 }), target, delayMs);
   }
 
   /** The counts since the last `take` (or the start), and a fresh count from now. */
@@ -69,8 +74,11 @@ export class RoundTripProxy {
         this.#conns.delete(conn);
       }
     };
-    pipe(client, server, (n) => {
-      if (answered) this.#counts.roundTrips++;
+    pipe(client, server, async (n) => {
+      if (answered) {
+        this.#counts.roundTrips++;
+        if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      }
       answered = false;
       this.#counts.bytesOut += n;
     }).finally(end);
@@ -81,13 +89,17 @@ export class RoundTripProxy {
   }
 }
 
-async function pipe(from: Deno.Conn, to: Deno.Conn, seen: (n: number) => void): Promise<void> {
+async function pipe(
+  from: Deno.Conn,
+  to: Deno.Conn,
+  seen: (n: number) => void | Promise<void>,
+): Promise<void> {
   const buffer = new Uint8Array(64 * 1024);
   try {
     while (true) {
       const n = await from.read(buffer);
       if (n === null) return;
-      seen(n);
+      await seen(n);
       let written = 0;
       while (written < n) written += await to.write(buffer.subarray(written, n));
     }

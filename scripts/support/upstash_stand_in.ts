@@ -32,6 +32,8 @@ export class UpstashStandIn {
   readonly port: number;
   readonly token = crypto.randomUUID();
   fault: StandInFault = { kind: "none" };
+  /** Added to every answer, as a store across a network (bench:hosted). */
+  latencyMs = 0;
   /** Requests received, by path. */
   readonly received = new Map<string, number>();
   readonly #redis: RedisTcp;
@@ -92,6 +94,7 @@ export class UpstashStandIn {
   async #handle(req: Request): Promise<Response> {
     const path = new URL(req.url).pathname;
     this.received.set(path, (this.received.get(path) ?? 0) + 1);
+    if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
     const fault = this.fault;
     if (fault.kind === "slow") await new Promise((r) => setTimeout(r, fault.delayMs));
     if (fault.kind === "error") {
