@@ -5,7 +5,6 @@
 import denoConfig from "../../../deno.json" with { type: "json" };
 
 const webRoot = new URL("../../../web/", import.meta.url);
-const projectRoot = new URL("../../../", import.meta.url);
 
 /** The API reference page, rendered from openapi.json by Swagger UI. */
 export const REFERENCE_PATH = "/reference/";
@@ -132,7 +131,10 @@ type VendoredPackage = "@supabase/supabase-js" | "swagger-ui-dist";
 
 const vendored = new Map<string, Promise<Uint8Array<ArrayBuffer> | null>>();
 
-/** Reads a vendored file from node_modules or Deno's npm cache, once. */
+/**
+ * Reads a vendored file, once. `deno task start` installs only the packages the server imports, so
+ * the package is installed here on first use when it is missing (see `installPackage`).
+ */
 export function readVendoredFile(servedAt: string): Promise<Uint8Array<ArrayBuffer> | null> {
   const file = VENDORED_FILES[servedAt];
   if (!file) return Promise.resolve(null);
@@ -155,25 +157,29 @@ async function readPackageFile(
 ): Promise<Uint8Array<ArrayBuffer> | null> {
   const spec = denoConfig.imports[pkg];
   const version = spec.slice(spec.lastIndexOf("@") + 1);
-  const denoDir = Deno.env.get("DENO_DIR") ??
-    `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? ""}/.cache`}/deno`;
-  const candidates = [
-    new URL(`node_modules/${pkg}/${inPackage}`, projectRoot),
-    new URL(
-      `node_modules/.deno/${pkg.replace("/", "+")}@${version}/node_modules/${pkg}/${inPackage}`,
-      projectRoot,
-    ),
-    `${denoDir}/npm/registry.npmjs.org/${pkg}/${version}/${inPackage}`,
-  ];
-  for (const candidate of candidates) {
-    try {
-      return await Deno.readFile(candidate);
-    } catch {
-      // not installed there: try the next place
-    }
+  try {
+    await installPackage(pkg);
+    // Wherever Deno put it: node_modules, or its global npm cache without one.
+    return await Deno.readFile(new URL(import.meta.resolve(`${pkg}/${inPackage}`)));
+  } catch (e) {
+    console.error(
+      `${inPackage} of ${pkg} ${version} could not be read (${
+        e instanceof Error ? e.message.split("\n")[0] : e
+      }): run deno install`,
+    );
+    return null;
   }
-  console.error(`${inPackage} of ${pkg} ${version} was not found: run deno install`);
-  return null;
+}
+
+/**
+ * Makes Deno install a pinned package by importing its package.json, which runs none of its code.
+ * The specifier is computed so that Deno does not count the package among the modules of the
+ * server's graph: with `--unstable-npm-lazy-caching` (the start task) those alone are installed at
+ * start, and the browser builds only when a page first asks for them.
+ */
+async function installPackage(pkg: VendoredPackage): Promise<void> {
+  const manifest = [pkg, "package.json"].join("/");
+  await import(manifest, { with: { type: "json" } });
 }
 
 function wantsHtml(req: Request): boolean {
