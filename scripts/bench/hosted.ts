@@ -1,20 +1,31 @@
 /**
  * `deno task bench:hosted`: the emulated hosted shape (scripts/hosted/) measured as a client sees
  * it: for a few request kinds, the first call (the function's instance starts on it: a process of
- * the platform's Deno, its modules, its pool's first connection) and then warm calls, p50 and p99.
- * No latency is injected yet: the figures are this machine's floor, not the platform's.
+ * the platform's Deno, its modules, its pool's first connection) and then warm calls, p50 and p99,
+ * with the database round trips and bytes of a warm call. Latency is injected as across a network:
+ * each round trip to the pooler waits `--db-ms` (2) and each limiter answer `--limiter-ms` (5), and
+ * the floor column is what that latency alone costs a warm call (its round trips times `--db-ms`;
+ * a limiter call is mostly avoided by leases).
  *
- *   deno task bench:hosted [--calls 50]
+ *   deno task bench:hosted [--calls 50] [--db-ms 2] [--limiter-ms 5]
  */
 import { parseArgs } from "node:util";
 import { startHostedEmulation } from "../hosted/emulation.ts";
 
-const args = parseArgs({ args: Deno.args, options: { calls: { type: "string", default: "50" } } })
-  .values;
+const args = parseArgs({
+  args: Deno.args,
+  options: {
+    calls: { type: "string", default: "50" },
+    "db-ms": { type: "string", default: "2" },
+    "limiter-ms": { type: "string", default: "5" },
+  },
+}).values;
 const calls = Number(args.calls);
+const databaseMs = Number(args["db-ms"]);
 
 const emulation = await startHostedEmulation({
   redisUrl: Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379",
+  latency: { databaseMs, limiterMs: Number(args["limiter-ms"]) },
 });
 try {
   const owner = await import("postgres").then((m) => m.default(emulation.ownerUrl, { max: 1 }));
@@ -50,7 +61,15 @@ try {
         auth: { authorization: `Bearer ${token}` },
       },
     ];
-  const rows: string[][] = [["request", "first call ms", "warm p50 ms", "warm p99 ms"]];
+  const rows: string[][] = [[
+    "request",
+    "first call ms",
+    "warm p50 ms",
+    "warm p99 ms",
+    "db round trips",
+    "bytes out / in",
+    "floor ms",
+  ]];
   let address = 0;
   for (const kind of kinds) {
     const once = async () => {
@@ -70,10 +89,21 @@ try {
     const warm: number[] = [];
     // A character account may hold a few characters only: creates stop at the cap.
     const count = kind.fn === "create-character" ? 4 : calls;
-    for (let i = 0; i < count; i++) warm.push(await once());
+    emulation.database.take();
+    warm.push(await once());
+    const trips = emulation.database.take();
+    for (let i = 1; i < count; i++) warm.push(await once());
     warm.sort((a, b) => a - b);
     const at = (q: number) => warm[Math.min(warm.length - 1, Math.floor(q * warm.length))]!;
-    rows.push([kind.label, first.toFixed(0), at(0.5).toFixed(1), at(0.99).toFixed(1)]);
+    rows.push([
+      kind.label,
+      first.toFixed(0),
+      at(0.5).toFixed(1),
+      at(0.99).toFixed(1),
+      String(trips.roundTrips),
+      `${trips.bytesOut} / ${trips.bytesIn}`,
+      (trips.roundTrips * databaseMs).toFixed(0),
+    ]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   console.log(rows.map((r) => r.map((c, i) => c.padStart(widths[i]!)).join("  ")).join("\n"));
