@@ -79,6 +79,9 @@ test("a deployed start mounts no sign-in stand-in, and example-signed tokens are
     const accounts = await fetch(`${origin}/auth/v1/local-accounts`);
     await accounts.body?.cancel();
     equal(accounts.status, 404);
+    // The sign-in page is not told to offer the local accounts that are not there.
+    const config = await (await fetch(`${origin}/app-config.json`)).json();
+    equal(config.localAccounts, false);
 
     const forged = await new SignJWT({ role: "authenticated", aud: "authenticated" })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })

@@ -69,8 +69,8 @@ export async function readPage(url: URL): Promise<string> {
 
 /**
  * The configuration the pages start from. `WEB_SUPABASE_URL` and `WEB_SUPABASE_ANON_KEY` point
- * them at a hosted project (its Auth and its functions); without them they use this local server
- * and its local sign-in.
+ * them at a hosted project (its Auth and its functions); without them they use this local server,
+ * and its local sign-in in local development.
  */
 export async function appConfig(requestUrl: URL): Promise<AppConfig> {
   const hostedUrl = Deno.env.get("WEB_SUPABASE_URL");
@@ -78,11 +78,13 @@ export async function appConfig(requestUrl: URL): Promise<AppConfig> {
   if (hostedUrl && hostedKey) {
     return { supabaseUrl: hostedUrl, supabaseAnonKey: hostedKey, localAccounts: false };
   }
+  // Loaded here only: they read the server's configuration, which building the pages does not need.
+  const { env } = await import("../../../supabase/functions/_shared/env.ts");
   return {
     supabaseUrl: Deno.env.get("APP_URL") ?? requestUrl.origin,
-    // Loaded here only: it reads the server's configuration, which building the pages does not need.
     supabaseAnonKey: await (await import("./local_auth.ts")).localAnonKey(),
-    localAccounts: true,
+    // The sign-in page offers local accounts only where the sign-in stand-in is mounted.
+    localAccounts: env.LOCAL_DEVELOPMENT,
   };
 }
 
