@@ -18,6 +18,13 @@ const FOLDED_VERSIONS = [
   "20261123190300",
   "20261123190500",
   "20261123190600",
+  "20261126000100",
+  "20261126000200",
+  "20261126000300",
+  "20261126000400",
+  "20261126000500",
+  "20261126000600",
+  "20261126000700",
 ];
 
 const serverUrl = realPostgresUrl();
@@ -41,6 +48,8 @@ Deno.test({
       await rejects(migrate(sql, { seed: false }), (e: Error) => {
         match(e.message, /20261123152200, 20261123153000/);
         match(e.message, /20261123155500, 20261123190100/);
+        match(e.message, /20261123190600, 20261126000100, 20261126000200/);
+        match(e.message, /20261126000600, 20261126000700\)/);
         match(e.message, /folded into those baselines/);
         match(e.message, /start from an empty one/);
         return true;

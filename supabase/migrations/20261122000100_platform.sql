@@ -58,9 +58,12 @@ grant anon, authenticated, service_role to api_authenticator;
 
 -- Section: helpers
 -- Whether the request runs under an API key (its claims carry the client) rather than a session.
+-- The hosted platform's auth.jwt() is null, not an empty object, when a statement runs without
+-- request claims (the dashboard, a migration, the owner's tools): that is "not an API-client
+-- request" too, rather than a null that the character-write guard would read as one.
 create function private.is_api_client_request() returns boolean
 language sql stable set search_path = '' as $$
-  select (select auth.jwt()) ? 'api_client_id'
+  select coalesce((select auth.jwt()) ? 'api_client_id', false)
 $$;
 
 -- The API client an API-key request runs for, or null for a signed-in user.

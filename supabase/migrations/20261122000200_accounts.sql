@@ -1,6 +1,7 @@
 -- Accounts: profiles and their supporter tiers, game-master groups (which lend supporter levels),
--- API clients and their hashed keys, uploaded public files, deleting one's own account, and the
--- two functions that open every request's transaction as its caller.
+-- API clients and their hashed keys, uploaded public files, deleting one's own account, the two
+-- functions that open every request's transaction as its caller, and the answers kept for retried
+-- writes (Idempotency-Key).
 
 -- Section: tables
 -- Column grants (below) keep the tier, the role flags, ids and timestamps out of the user's reach.
@@ -69,7 +70,9 @@ create table private.api_key (
 );
 
 -- One row per stored public file. The row is what the tier rule guards (its insert trigger), and
--- it goes away with its owner's account.
+-- it goes away with its owner's account. It is written only by upload-public-file, after it has
+-- checked and stored the bytes, through private.record_upload: a signed-in user calling the REST
+-- layer (PostgREST, which exposes `public`) cannot insert rows of its own making.
 create table public.uploaded_file (
   id bigint generated always as identity primary key,
   user_id uuid not null default auth.uid()
@@ -84,11 +87,40 @@ create table public.uploaded_file (
   constraint uploaded_file_path_is_owners check (split_part(path, '/', 1) = user_id::text)
 );
 
+-- Storage buckets for public files, one per upload category (shared/uploads.ts), public to read
+-- and written only by upload-public-file with the project's secret key. Only where the platform's
+-- Storage schema exists: the local server keeps files in a folder instead.
+do $$
+begin
+  if to_regclass('storage.buckets') is not null then
+    insert into storage.buckets (id, name, public, file_size_limit, allowed_mime_types)
+    select category, category, true, 2097152, array['image/png', 'image/jpeg', 'image/webp']
+    from unnest(array['portraits', 'backgrounds']) as category
+    on conflict (id) do nothing;
+  end if;
+end
+$$;
+
 -- Each AI generation a user asked for within the last hour: the per-user budget of
 -- open-ai-request, counted here so that every token and isolate of one user shares it.
 create table private.ai_request (
   user_id uuid not null references public.public_user (user_id) on delete cascade,
   requested_at timestamptz not null default now()
+);
+
+-- Safe retries: the answer of a write sent with an Idempotency-Key, kept for 24 hours per caller
+-- (the user, or for an API key its client), so a repeat gets the same answer without the work
+-- being done twice. The row is written in the same transaction as the work: a request that failed
+-- left neither, and a concurrent repeat waits on the row's key until the first commits.
+create table private.idempotent_request (
+  scope text not null,
+  key text not null check (length(key) between 1 and 255),
+  endpoint text not null,
+  body_hash text not null,
+  status smallint,
+  answer jsonb,
+  created_at timestamptz not null default now(),
+  primary key (scope, key)
 );
 
 -- Section: indexes (policy and lookup columns)
@@ -97,6 +129,8 @@ create index api_client_user_id_idx on public.api_client (user_id);
 create index api_key_user_id_idx on private.api_key (user_id);
 create index uploaded_file_user_id_idx on public.uploaded_file (user_id);
 create index ai_request_user_id_requested_at_idx on private.ai_request (user_id, requested_at);
+-- Expired idempotency keys are found by age.
+create index idempotent_request_created_at_idx on private.idempotent_request (created_at);
 -- Counts subscribers of a source without reading every profile (get-content-source-stats).
 create index public_user_subscribed_sources_idx on public.public_user
   using gin (subscribed_content_sources jsonb_path_ops);
@@ -119,6 +153,15 @@ begin
 end
 $$;
 
+-- Whether a supporter tier is the GAME-MASTER tier, the only one that runs a GM group (whose
+-- members it lends supporter level 2). Plain SQL without `set` options, so the planner inlines it
+-- wherever it is called: a query calling it is planned as if it held the comparison itself. The
+-- API's get-user asks it too rather than keeping its own copy of the number.
+create function private.is_game_master(p_supporter_tier integer) returns boolean
+language sql immutable as $$
+  select p_supporter_tier >= 4
+$$;
+
 -- The supporter level a user passes (section "Supporter levels" of the endpoint notes): the paid
 -- tier, or level 2 for community paragons, developers and members of a group whose GM still holds
 -- the GAME-MASTER tier. Security definer: it reads other users' rows (the member's GM); only the
@@ -133,7 +176,7 @@ language sql stable security definer set search_path = '' as $$
           select 1
           from public.gm_group_member m
           join public.public_user gm on gm.user_id = m.gm_user_id
-          where m.user_id = u.user_id and gm.supporter_tier >= 4
+          where m.user_id = u.user_id and private.is_game_master(gm.supporter_tier)
         ) then 2
         else 0
       end
@@ -149,10 +192,21 @@ language sql stable security definer set search_path = '' as $$
   select coalesce(private.effective_tier((select auth.uid())), 0::smallint)
 $$;
 
--- Supporter level 1 or higher, as every tier cap counts it (paid tier, role flags, GM group).
-create function private.can_upload_public_files() returns boolean
-language sql stable security definer set search_path = '' as $$
-  select private.effective_tier((select auth.uid())) >= 1
+-- Every supporter-tier cap refuses in one form (more-endpoints section 8): "User does not have
+-- access: <what> requires supporter tier <n> or higher", with data.required_tier = n. Raises that
+-- when p_user_id's supporter level (private.effective_tier: paid tier, role flags, GM group) is
+-- below p_tier. Called only by the security definer cap functions, as their owner: it is granted
+-- to no request role.
+create function private.require_tier(p_user_id uuid, p_tier integer, p_action text)
+returns void
+language plpgsql stable set search_path = '' as $$
+begin
+  if private.effective_tier(p_user_id) < p_tier then
+    raise exception 'User does not have access: % requires supporter tier % or higher',
+      p_action, p_tier
+      using detail = format('{"required_tier": %s}', p_tier);
+  end if;
+end
 $$;
 
 -- Spends one AI generation of the caller's budget: supporter level 1 (the reference's UI offers
@@ -166,10 +220,7 @@ begin
   if caller is null then
     raise exception 'User not found';
   end if;
-  if private.effective_tier(caller) < 1 then
-    raise exception 'User does not have access: AI generation requires supporter tier 1 or higher'
-      using detail = '{"required_tier": 1}';
-  end if;
+  perform private.require_tier(caller, 1, 'AI generation');
   perform pg_advisory_xact_lock(hashtext('private.ai_request'), hashtext(caller::text));
   delete from private.ai_request r
   where r.user_id = caller and r.requested_at < now() - interval '1 hour';
@@ -215,13 +266,14 @@ begin
   if me is null or (select private.is_api_client_request()) or me = p_gm_user_id then
     return false;
   end if;
-  if (select u.supporter_tier from public.public_user u where u.user_id = me) >= 4 then
+  if private.is_game_master((select u.supporter_tier from public.public_user u where u.user_id = me))
+  then
     return false;
   end if;
   select g.access_code into group_code
   from public.gm_group g
   join public.public_user gm on gm.user_id = g.gm_user_id
-  where g.gm_user_id = p_gm_user_id and gm.supporter_tier >= 4
+  where g.gm_user_id = p_gm_user_id and private.is_game_master(gm.supporter_tier)
   for update of g;
   if group_code is null or group_code <> p_access_code then
     return false;
@@ -249,7 +301,9 @@ begin
   if me is null or (select private.is_api_client_request()) then
     return false;
   end if;
-  if coalesce((select u.supporter_tier from public.public_user u where u.user_id = me), 0) < 4 then
+  if not private.is_game_master(
+    coalesce((select u.supporter_tier from public.public_user u where u.user_id = me), 0)
+  ) then
     return false;
   end if;
   insert into public.gm_group (gm_user_id, access_code)
@@ -272,9 +326,24 @@ language sql stable security definer set search_path = '' as $$
     and not (select private.is_api_client_request())
     and exists (
       select 1 from public.public_user gm
-      where gm.user_id = m.gm_user_id and gm.supporter_tier >= 4
+      where gm.user_id = m.gm_user_id and private.is_game_master(gm.supporter_tier)
     )
   order by m.added_at, m.user_id
+$$;
+
+-- Records a file upload-public-file has checked and stored, as the signed-in caller's. Security
+-- definer in `private`, which the REST layer does not expose, so only the function writes these
+-- rows; the tier trigger and the path rule still apply.
+create function private.record_upload(
+  p_bucket text,
+  p_path text,
+  p_content_type text,
+  p_byte_size integer
+) returns void
+language sql security definer set search_path = '' as $$
+  insert into public.uploaded_file (user_id, bucket, path, content_type, byte_size)
+  values ((select auth.uid()), p_bucket, p_path, p_content_type, p_byte_size)
+  on conflict (bucket, path) do nothing
 $$;
 
 -- Another user's profile, public columns only. Security definer because profiles are readable
@@ -327,7 +396,9 @@ $$;
 -- `begin_request` for a caller known from a verified token (or no caller), and
 -- `begin_api_key_request` for an API key, which resolves the key (and a character grant, a table
 -- of the play baseline). Both set the role and `request.jwt.claims` transaction-locally, as
--- PostgREST does.
+-- PostgREST does. Every request, reads included, runs in a transaction of its own: a one-statement
+-- read (opener and read in one call) needed the caller's values spliced into SQL to keep its plans,
+-- so there is none.
 --
 -- They run as the connecting role, api_authenticator (platform baseline), and switch to the
 -- request's role as their last step: they are not security definer (Postgres refuses a role
@@ -434,40 +505,58 @@ begin
 end
 $$;
 
--- A request whose handler is one read statement runs as ONE statement on the shared connection
--- pool, instead of BEGIN, an opener, the read and COMMIT on a connection reserved for it: Postgres
--- runs the call as one implicit transaction, so the role and claims the opener sets
--- transaction-locally end with it.
---
--- `read_as` opens the request exactly as the transaction path does (`begin_api_key_request` for a
--- key hash, else `begin_request` with the role and claims: same checks, same PT401/PT403
--- refusals), makes the rest of the transaction read-only, then runs `p_statement`. The statement
--- is planned only then, after the role switch, so privileges and row-level policies apply as the
--- caller. Its text comes from server code constants only; what a caller sent reaches it as the
--- parameters `$1..$10` (text, each cast by the statement: `$1::bigint[]`), never as SQL.
---
--- Like the openers it is not security definer (Postgres refuses a role change there) and carries
--- no settings of its own. The caller gives the result's column definition list.
-create function private.read_as(
-  p_role text,
-  p_claims text,
-  p_key_hash text,
-  p_statement text,
-  p_args text[]
-) returns setof record
-language plpgsql volatile as $$
+-- Idempotency keys (private.idempotent_request above): a write sent with an Idempotency-Key
+-- claims its key in its own transaction, then keeps its answer under it.
+
+-- Whose key this is: the API client for an API-key request, else the signed-in user.
+create function private.idempotency_scope() returns text
+language sql stable set search_path = '' as $$
+  select case
+    when (select private.is_api_client_request()) then 'client:' || private.request_client_id()
+    when (select auth.uid()) is not null then 'user:' || (select auth.uid())
+  end
+$$;
+
+-- Claims a key for this request. Answers nothing when the request is the first (it goes on to do
+-- the work); else the earlier request's endpoint, body hash and answer, or no answer with whether
+-- it may still be coming (a minute after its commit it is taken as lost). Expired keys are removed
+-- here, a few at a time and never waiting on rows another request holds, since there is no cron.
+create function private.claim_idempotency_key(p_key text, p_endpoint text, p_body_hash text)
+returns table (endpoint text, body_hash text, status smallint, answer jsonb, answering boolean)
+language plpgsql security definer set search_path = '' as $$
+declare
+  caller constant text := private.idempotency_scope();
 begin
-  if p_key_hash is not null then
-    perform private.begin_api_key_request(p_key_hash, null);
-  else
-    perform private.begin_request(p_role, p_claims);
+  if caller is null then
+    raise exception 'An Idempotency-Key needs a caller' using errcode = '42501';
   end if;
-  -- The opener may stamp an API client's last use; nothing after it may write.
-  perform set_config('transaction_read_only', 'on', true);
-  return query execute p_statement
-    using p_args[1], p_args[2], p_args[3], p_args[4], p_args[5],
-      p_args[6], p_args[7], p_args[8], p_args[9], p_args[10];
+  delete from private.idempotent_request r
+  where r.ctid = any (array(
+    select o.ctid from private.idempotent_request o
+    where o.created_at < now() - interval '24 hours' limit 20 for update skip locked));
+  delete from private.idempotent_request r
+  where r.scope = caller and r.key = p_key and r.created_at < now() - interval '24 hours';
+  insert into private.idempotent_request (scope, key, endpoint, body_hash)
+  values (caller, p_key, p_endpoint, p_body_hash)
+  on conflict do nothing;
+  if found then
+    return;
+  end if;
+  return query
+    select r.endpoint, r.body_hash, r.status, r.answer,
+           r.created_at > now() - interval '1 minute'
+    from private.idempotent_request r
+    where r.scope = caller and r.key = p_key;
 end
+$$;
+
+-- Keeps the answer of the request that claimed the key.
+create function private.remember_idempotent_answer(p_key text, p_status smallint, p_answer jsonb)
+returns void
+language sql security definer set search_path = '' as $$
+  update private.idempotent_request
+  set status = p_status, answer = p_answer
+  where scope = private.idempotency_scope() and key = p_key
 $$;
 
 -- Section: policies
@@ -514,9 +603,6 @@ create policy "Users can revoke their own API clients" on public.api_client
 create policy "Users can read their own uploaded files" on public.uploaded_file
   for select to authenticated using (user_id = (select auth.uid()));
 
-create policy "Users can record their own uploaded files" on public.uploaded_file
-  for insert to authenticated with check (user_id = (select auth.uid()));
-
 -- Section: triggers
 create function private.create_profile_for_new_user() returns trigger
 language plpgsql security definer set search_path = '' as $$
@@ -530,15 +616,13 @@ $$;
 create trigger on_auth_user_created after insert on auth.users
   for each row execute function private.create_profile_for_new_user();
 
--- Every supporter-tier cap refuses with one form: "User does not have access: " and the reason,
--- plus data.required_tier (more-endpoints section 8). Rows recorded with no signed-in user
--- (maintenance) are not the caller's upload: no tier to check.
+-- Uploads need supporter level 1 (private.require_tier refuses in the one form of every cap).
+-- Rows recorded with no signed-in user (maintenance) are not the caller's upload: no tier to check.
 create function private.enforce_upload_tier() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  if (select auth.uid()) is not null and not (select private.can_upload_public_files()) then
-    raise exception 'User does not have access: uploading files requires supporter tier 1 or higher'
-      using detail = '{"required_tier": 1}';
+  if (select auth.uid()) is not null then
+    perform private.require_tier((select auth.uid()), 1, 'uploading files');
   end if;
   return new;
 end
@@ -572,15 +656,17 @@ grant update (display_name, image_url, background_image_url, summary, organized_
 grant select on public.gm_group to authenticated;
 grant select, delete on public.gm_group_member to authenticated;
 grant select, delete on public.api_client to authenticated;
+-- Uploaded files are read by their owner and recorded only through private.record_upload.
 grant select on public.uploaded_file to authenticated;
-grant insert (bucket, path, content_type, byte_size) on public.uploaded_file to authenticated;
 
 -- Functions. anon: the content read policies call is_admin for signed-out visitors too, and a
 -- visitor reads public profiles (a proposal's author, a shared character's owner).
+-- get-user asks whether the caller's tier is the GAME-MASTER one; require_tier is the definer
+-- functions' only.
 grant execute on function private.is_admin() to anon, authenticated, service_role;
+grant execute on function private.is_game_master(integer) to authenticated;
 grant execute on function private.effective_tier(uuid) to service_role;
 grant execute on function private.supporter_tier() to authenticated, service_role;
-grant execute on function private.can_upload_public_files() to authenticated;
 grant execute on function private.claim_ai_request() to authenticated;
 grant execute on function private.create_api_client(text, text, text) to authenticated;
 grant execute on function private.join_gm_group(uuid, text) to authenticated;
@@ -588,13 +674,14 @@ grant execute on function private.regenerate_gm_code() to authenticated;
 grant execute on function private.gm_group_members() to authenticated;
 grant execute on function private.public_profile(uuid, bigint) to anon, authenticated;
 grant execute on function private.delete_own_account() to authenticated;
+grant execute on function private.record_upload(text, text, text, integer) to authenticated;
+-- The idempotency table is the definer functions' alone (no grant on it).
+grant execute on function private.claim_idempotency_key(text, text, text) to authenticated;
+grant execute on function private.remember_idempotent_answer(text, smallint, jsonb)
+  to authenticated;
 
--- Only the connecting role opens requests; no request role may call any of these. The one-statement
--- read opens its request the same way, so it is the connecting role's alone: not even the role
--- that runs these migrations (the owner, whose pool serves local tools and tests) keeps it.
+-- Only the connecting role opens requests; no request role may call any of these.
 grant execute on function private.account_deactivated(uuid) to api_authenticator;
 grant execute on function private.resolve_api_key(text, bigint) to api_authenticator;
 grant execute on function private.begin_request(text, text) to api_authenticator;
 grant execute on function private.begin_api_key_request(text, bigint) to api_authenticator;
-revoke execute on function private.read_as(text, text, text, text, text[]) from current_user;
-grant execute on function private.read_as(text, text, text, text, text[]) to api_authenticator;

@@ -4,8 +4,21 @@
 -- decided on one source's row; every content table's policies (policies section) call exactly
 -- these two on the row's own source.
 --
--- The thirteen content tables are listed once, in private.content_table; every loop here and in
--- the search baseline reads that list.
+-- The thirteen content tables are listed once, in private.content_table, and every per-type part
+-- of them is made from that list by private.provision_content_table (helpers section, called for
+-- each listed table at the end of this file): row-level security and the four source policies, the
+-- updated_at and source-bump triggers, the column grants, the stored search document, the source,
+-- name and search indexes and the ranked-search helper (the search baseline says what its parts
+-- are and why). It then writes the two functions that name every type,
+-- private.search_ranked_ids (search baseline) and private.content_update_table (moderation
+-- baseline). A new content type is its table, its row of the list and one call:
+--
+--   select private.provision_content_table('<table>');
+--
+-- What stays written per type is what only some types have: extra indexes (traits, prerequisites,
+-- class, heritage), the linked-trait and reference triggers, and the TypeScript registry entry
+-- (shared/content_types.ts, supabase/functions/_shared/content/tables.ts), which
+-- tests/content_registry_sql_test.ts compares with this list.
 
 -- Section: setup
 -- Enum types: values and order match shared/enums.ts (a test compares them).
@@ -306,29 +319,35 @@ create table public.hazard (
   resolve_current integer not null default 0
 );
 
--- The one list of content tables (every table that holds records of a content source). The
--- policy, trigger and grant loops of this file and the search baseline read it, so adding a type
--- is one row here plus its table above. `searched_columns`: the text columns search matches with
--- trigram indexes (contains-match, similarity); a table whose list has `description` gets it in
--- its full-text document.
+-- The one list of content tables (every table that holds records of a content source), from
+-- which private.provision_content_table makes each one's generated parts, so adding a type is one
+-- row here plus its table above. `searched_columns`: the text columns search matches with trigram
+-- indexes (contains-match, similarity); a table whose list has `description` gets it in its
+-- full-text document. `search_bucket`: the bucket search-data's simple mode answers the table's
+-- rows in (the registry's `searchBucket`). `moderated`: content updates (community errata) may
+-- name the type; hazards are not a type of the interface's ContentType, so they may not.
 create table private.content_table (
   name text primary key,
-  searched_columns text[] not null check ('name' = any (searched_columns))
+  searched_columns text[] not null check ('name' = any (searched_columns)),
+  search_bucket text not null unique,
+  moderated boolean not null default true
 );
-insert into private.content_table (name, searched_columns) values
-  ('trait', '{name,description}'),
-  ('item', '{name,description,usage,craft_requirements}'),
-  ('spell', '{name,description,cost,trigger,requirements,range,area,targets,duration,defense}'),
-  ('class', '{name,description}'),
-  ('class_archetype', '{name,description}'),
-  ('ability_block', '{name,description,cost,trigger,requirements,frequency,access,special}'),
-  ('versatile_heritage', '{name,description}'),
-  ('language', '{name,description}'),
-  ('ancestry', '{name,description}'),
-  ('archetype', '{name,description}'),
-  ('background', '{name,description}'),
-  ('creature', '{name}'),
-  ('hazard', '{name}');
+insert into private.content_table (name, searched_columns, search_bucket, moderated) values
+  ('trait', '{name,description}', 'traits', true),
+  ('item', '{name,description,usage,craft_requirements}', 'items', true),
+  ('spell', '{name,description,cost,trigger,requirements,range,area,targets,duration,defense}',
+    'spells', true),
+  ('class', '{name,description}', 'classes', true),
+  ('class_archetype', '{name,description}', 'class_archetypes', true),
+  ('ability_block', '{name,description,cost,trigger,requirements,frequency,access,special}',
+    'ability_blocks', true),
+  ('versatile_heritage', '{name,description}', 'versatile_heritages', true),
+  ('language', '{name,description}', 'languages', true),
+  ('ancestry', '{name,description}', 'ancestries', true),
+  ('archetype', '{name,description}', 'archetypes', true),
+  ('background', '{name,description}', 'backgrounds', true),
+  ('creature', '{name}', 'creatures', true),
+  ('hazard', '{name}', 'hazards', false);
 
 -- A user who entered a key-locked source's access key. Lives in `private`: only the helpers below
 -- read or write it.
@@ -339,71 +358,38 @@ create table private.content_source_unlock (
   primary key (user_id, content_source_id)
 );
 
--- Wrong access keys entered, per user and source, for the unlock throttle. Rows older than the
--- window are deleted as new failures arrive.
+-- Wrong access keys entered, per source, with the user and the client address they came from, for
+-- the unlock throttle. Rows older than the window are deleted as new failures arrive.
 create table private.content_source_unlock_failure (
   user_id uuid not null references public.public_user (user_id) on delete cascade,
   content_source_id bigint not null references public.content_source (id) on delete cascade,
-  failed_at timestamptz not null default now()
+  failed_at timestamptz not null default now(),
+  address text
 );
 
 -- Section: indexes (find filters and policy columns)
 create index content_source_user_id_idx on public.content_source (user_id);
 create index content_source_name_idx on public.content_source (lower(name));
-create index trait_source_idx on public.trait (content_source_id);
-create index trait_name_idx on public.trait (lower(name));
-create index item_source_idx on public.item (content_source_id);
-create index item_name_idx on public.item (lower(name));
+-- Each content table's source, name and search indexes are made from the list
+-- (private.provision_content_table); these are the ones only some types have.
 create index item_traits_idx on public.item using gin (traits);
-create index spell_source_idx on public.spell (content_source_id);
-create index spell_name_idx on public.spell (lower(name));
 create index spell_traits_idx on public.spell using gin (traits);
-create index class_source_idx on public.class (content_source_id);
-create index class_name_idx on public.class (lower(name));
-create index ability_block_source_idx on public.ability_block (content_source_id);
-create index ability_block_name_idx on public.ability_block (lower(name));
 create index ability_block_traits_idx on public.ability_block using gin (traits);
 create index ability_block_prerequisites_idx on public.ability_block using gin (prerequisites);
-create index ancestry_source_idx on public.ancestry (content_source_id);
-create index ancestry_name_idx on public.ancestry (lower(name));
-create index archetype_source_idx on public.archetype (content_source_id);
-create index archetype_name_idx on public.archetype (lower(name));
-create index class_archetype_source_idx on public.class_archetype (content_source_id);
-create index class_archetype_name_idx on public.class_archetype (lower(name));
 create index class_archetype_class_idx on public.class_archetype (class_id);
-create index versatile_heritage_source_idx on public.versatile_heritage (content_source_id);
-create index versatile_heritage_name_idx on public.versatile_heritage (lower(name));
 create index versatile_heritage_heritage_idx on public.versatile_heritage (heritage_id);
-create index language_source_idx on public.language (content_source_id);
-create index language_name_idx on public.language (lower(name));
-create index background_source_idx on public.background (content_source_id);
-create index background_name_idx on public.background (lower(name));
-create index creature_source_idx on public.creature (content_source_id);
-create index creature_name_idx on public.creature (lower(name));
-create index hazard_source_idx on public.hazard (content_source_id);
-create index hazard_name_idx on public.hazard (lower(name));
 
 -- Finds list rows ordered by name, then id, and a find without id reads them through a cursor
 -- while its answer is sent. With an index in that order, the cursor's plan returns its first rows
--- without sorting the whole result first: the first byte does not wait for every row.
-create index ability_block_name_id_idx on public.ability_block (name, id);
-create index ancestry_name_id_idx on public.ancestry (name, id);
-create index archetype_name_id_idx on public.archetype (name, id);
-create index background_name_id_idx on public.background (name, id);
-create index class_name_id_idx on public.class (name, id);
-create index class_archetype_name_id_idx on public.class_archetype (name, id);
+-- without sorting the whole result first: the first byte does not wait for every row. (Each
+-- content table's own, <table>_name_id_idx, is made from the list.)
 create index content_source_name_id_idx on public.content_source (name, id);
-create index creature_name_id_idx on public.creature (name, id);
-create index hazard_name_id_idx on public.hazard (name, id);
-create index item_name_id_idx on public.item (name, id);
-create index language_name_id_idx on public.language (name, id);
-create index spell_name_id_idx on public.spell (name, id);
-create index trait_name_id_idx on public.trait (name, id);
-create index versatile_heritage_name_id_idx on public.versatile_heritage (name, id);
 
 create index content_source_unlock_source_idx on private.content_source_unlock (content_source_id);
 create index content_source_unlock_failure_idx
   on private.content_source_unlock_failure (user_id, content_source_id, failed_at);
+create index content_source_unlock_failure_address_idx
+  on private.content_source_unlock_failure (content_source_id, address, failed_at);
 
 -- Section: helpers
 -- The read rule, in one place: published official sources; the caller's own sources, published or
@@ -474,6 +460,22 @@ language sql stable set search_path = '' as $$
   )
 $$;
 
+-- The readable-source condition as SQL text, for the statements and policies that are generated
+-- with format(): "the source whose id is <p_source_id> (an SQL expression) is one the caller may
+-- read", decided on that one source's row, looked up by primary key, by private.source_is_readable
+-- above. Text rather than a boolean function on purpose: a SQL function holding a subquery is
+-- never inlined, so a policy calling one per row would run a function call per row where this
+-- condition plans as an index lookup the planner can see. Where a call per statement or per
+-- written row is enough, private.can_read_source(id) is the same rule as a function.
+create function private.readable_source_condition(p_source_id text) returns text
+language sql immutable set search_path = '' as $$
+  select format(
+    'exists (select 1 from public.content_source s where s.id = %s
+       and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
+         (select auth.uid())))',
+    p_source_id)
+$$;
+
 -- The access keys of the sources the caller may write: the only way `keys` is read. The owner's
 -- rows come from the owner index; an admin's official rows from the same index (null owner).
 create function private.my_source_keys() returns table (content_source_id bigint, keys jsonb)
@@ -488,10 +490,17 @@ $$;
 -- Enters an access key: on a match the caller may read that source from now on. Security definer
 -- because it compares against `keys`, which callers cannot read; the checks here are all it allows.
 -- Answers 'unlocked' or 'invalid' instead of raising on a wrong key, so the failure it records
--- survives (a raise would roll it back); after 5 wrong keys for one source in 15 minutes it
--- refuses to compare at all until the window has passed.
-create function private.unlock_content_source(p_source_id bigint, p_access_key text)
-returns text
+-- survives (a raise would roll it back). Wrong keys are counted per user and per client address
+-- (p_address, null when unknown): after 5 wrong keys for one source in 15 minutes from one user,
+-- or from one address whatever accounts they come from, it refuses to compare at all until the
+-- window has passed (counted per user alone, N accounts gave 5N guesses every 15 minutes). Someone
+-- holding the right key is refused only while sharing the guesser's address, and only until the
+-- window passes; a source once unlocked stays readable to that user.
+create function private.unlock_content_source(
+  p_source_id bigint,
+  p_access_key text,
+  p_address text
+) returns text
 language plpgsql volatile security definer set search_path = '' as $$
 declare
   src public.content_source;
@@ -508,18 +517,19 @@ begin
   if not src.require_key or src.user_id is not distinct from caller then
     return 'unlocked';
   end if;
-  -- One caller's guesses for one source are counted one at a time.
-  perform pg_advisory_xact_lock(hashtextextended(caller::text || ':' || p_source_id, 0));
+  -- Guesses at one source are counted one at a time, across users and addresses.
+  perform pg_advisory_xact_lock(hashtextextended('unlock:' || p_source_id, 0));
   delete from private.content_source_unlock_failure f
-  where f.user_id = caller and f.content_source_id = p_source_id
-    and f.failed_at < now() - interval '15 minutes';
+  where f.content_source_id = p_source_id and f.failed_at < now() - interval '15 minutes';
   if (select count(*) from private.content_source_unlock_failure f
-      where f.user_id = caller and f.content_source_id = p_source_id) >= 5 then
+      where f.content_source_id = p_source_id and f.user_id = caller) >= 5
+    or (p_address is not null and (select count(*) from private.content_source_unlock_failure f
+      where f.content_source_id = p_source_id and f.address = p_address) >= 5) then
     raise exception 'Too many wrong access keys for this content source: try again in 15 minutes';
   end if;
   if coalesce(src.keys ->> 'access_key', '') = '' or src.keys ->> 'access_key' <> p_access_key then
-    insert into private.content_source_unlock_failure (user_id, content_source_id)
-    values (caller, p_source_id);
+    insert into private.content_source_unlock_failure (user_id, content_source_id, address)
+    values (caller, p_source_id, p_address);
     return 'invalid';
   end if;
   insert into private.content_source_unlock (user_id, content_source_id)
@@ -533,18 +543,14 @@ $$;
 -- baseline; 0 for a source the caller may not read, so it tells nothing about sources the caller
 -- cannot see. Security definer because profiles are readable only by their owner; it returns a
 -- count and nothing else. Signed-out visitors call it too (a book's information page): for a
--- source anyone may read, the count any new account could ask for.
+-- source anyone may read, the count any new account could ask for. One call per request, so the
+-- read rule is asked as a function.
 create function private.content_source_subscriber_count(p_source_id bigint)
 returns bigint
 language sql stable security definer set search_path = '' as $$
   select count(*) from public.public_user u
   where u.subscribed_content_sources @> jsonb_build_array(jsonb_build_object('source_id', p_source_id))
-    and exists (
-      select 1 from public.content_source s
-      where s.id = p_source_id
-        and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
-          (select auth.uid()))
-    )
+    and private.can_read_source(p_source_id)
 $$;
 
 -- The content sources every caller sees by default: the official (ownerless) published ones.
@@ -594,6 +600,269 @@ begin
 end
 $$;
 
+-- The generated parts of every content table, made from the list (docs/architecture.md, "Adding a
+-- content type"). Both run as the migrations' role only (no grant); each name they put into SQL
+-- comes from private.content_table.
+--
+-- private.build_content_lists() writes the two functions that name every content type, from the
+-- list:
+--   private.content_update_table(type): the table a content update's type is stored in (the API's
+--     name with `_` for `-`), or null for a type moderation does not accept: the moderated content
+--     tables and `content-source`. It is also content_update's check on `type` (moderation
+--     baseline), so the list is written in one place. Immutable: its body is a constant, rewritten
+--     only here.
+--   private.search_ranked_ids: simple mode in one call (search baseline), one static call of each
+--     table's private.search_ranked_<table> (static SQL keeps each call's plan), answered under the
+--     table's search bucket. The order of the calls does not matter: search-data orders each
+--     bucket by the rank each call returns.
+-- Their grants are given where they are used (moderation and search baselines); writing them again
+-- keeps them.
+create function private.build_content_lists() returns void
+language plpgsql volatile set search_path = '' as $build$
+declare
+  types text;
+  calls text;
+  tables integer;
+begin
+  select string_agg(quote_literal(x.type), ', ' order by x.type) into types
+  from (
+    select replace(c.name, '_', '-') as type from private.content_table c where c.moderated
+    union all
+    select 'content-source'
+  ) x;
+  execute format($fn$
+    create or replace function private.content_update_table(p_type text) returns text
+    language sql immutable set search_path = '' as $body$
+      select case when p_type in (%s) then replace(p_type, '-', '_') end
+    $body$
+  $fn$, types);
+
+  select string_agg(
+      format('select %L, r.id, r.ord
+      from private.%I(visible, v_name, v_prefix, v_query, v_excluded, p_limit) r',
+        c.search_bucket, 'search_ranked_' || c.name),
+      E'\n      union all\n      ' order by c.name),
+    count(*)
+  into calls, tables
+  from private.content_table c;
+  execute format($fn$
+    create or replace function private.search_ranked_ids(
+      p_name text,
+      p_prefix text,
+      p_tsquery text,
+      p_excluded text,
+      p_sources bigint[],
+      p_limit integer
+    ) returns table (bucket text, id bigint, ord integer)
+    language plpgsql stable security definer set search_path = '' rows %s as $body$
+    declare
+      visible bigint[];
+      v_name text := lower(p_name);
+      v_prefix text := lower(p_prefix);
+      v_query tsquery := to_tsquery('english'::regconfig, p_tsquery);
+      v_excluded tsquery := to_tsquery('english'::regconfig, p_excluded);
+    begin
+      if v_name is null and v_query is null then
+        return;
+      end if;
+      if coalesce(cardinality(p_sources), 0) = 0 then
+        select coalesce(array_agg(o.id), '{}') into visible
+        from private.official_source_ids() o(id);
+      else
+        select coalesce(array_agg(s.id), '{}') into visible
+        from public.content_source s
+        where s.id = any(p_sources)
+          and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
+            (select auth.uid()));
+      end if;
+      return query
+      %s;
+    end
+    $body$
+  $fn$, tables * 20, calls);
+end
+$build$;
+
+-- private.provision_content_table(t) makes (or makes again) the generated parts of one listed
+-- table: row-level security and its four source policies (policies section), the updated_at and
+-- source-bump triggers (triggers section), the column grants (grants section), the stored search
+-- document, the source, name and search indexes and the table's ranked-search helper (search
+-- baseline, which explains each of them); what exists already is kept (indexes, the search
+-- document) or made again the same way (policies, triggers, grants, the search helper). Then it
+-- rewrites the type lists (private.build_content_lists above). Only for tables of
+-- private.content_table, so a name reaches format() only from that list. Run for every listed
+-- table at the end of this file, once the trigger functions exist.
+create function private.provision_content_table(p_table text) returns void
+language plpgsql volatile set search_path = '' as $provision$
+declare
+  entry private.content_table;
+  relation regclass := to_regclass(format('public.%I', p_table));
+  readable text;
+  writable text;
+  insertable text;
+  updatable text;
+  col text;
+  index_name text;
+  index_sql text;
+begin
+  select * into entry from private.content_table c where c.name = p_table;
+  if not found or relation is null then
+    raise exception 'Invalid value: % is not a table of public listed in private.content_table',
+      p_table;
+  end if;
+
+  -- Policies: who may read or write a record is who may read or write its own source (content
+  -- baseline, policies section).
+  readable := private.readable_source_condition(format('%I.content_source_id', p_table));
+  writable := format(
+    'exists (select 1 from public.content_source s where s.id = %I.content_source_id
+       and private.source_is_writable(s.user_id, (select auth.uid())))', p_table);
+  execute format('alter table public.%I enable row level security', p_table);
+  execute format('drop policy if exists "Content of readable sources can be read" on public.%I',
+    p_table);
+  execute format(
+    'create policy "Content of readable sources can be read" on public.%I
+       for select to authenticated, anon using (%s)', p_table, readable);
+  execute format(
+    'drop policy if exists "Content can be added to writable sources" on public.%I', p_table);
+  execute format(
+    'create policy "Content can be added to writable sources" on public.%I
+       for insert to authenticated with check (%s)', p_table, writable);
+  execute format(
+    'drop policy if exists "Content of writable sources can be edited" on public.%I', p_table);
+  execute format(
+    'create policy "Content of writable sources can be edited" on public.%I
+       for update to authenticated using (%s) with check (%s)', p_table, writable, writable);
+  execute format(
+    'drop policy if exists "Content of writable sources can be deleted" on public.%I', p_table);
+  execute format(
+    'create policy "Content of writable sources can be deleted" on public.%I
+       for delete to authenticated using (%s)', p_table, writable);
+
+  -- Triggers: updated_at moves on a real change; any change bumps the source.
+  execute format(
+    'create or replace trigger touch_updated_at before update on public.%I
+       for each row execute function private.touch_updated_at()', p_table);
+  execute format(
+    'create or replace trigger bump_content_source after insert or delete on public.%I
+       for each row execute function private.bump_content_source()', p_table);
+  execute format(
+    'create or replace trigger bump_content_source_on_edit after update on public.%I
+       for each row when (old.* is distinct from new.*)
+       execute function private.bump_content_source()', p_table);
+
+  -- The stored full-text document (search baseline): name (weight A), and description (weight B)
+  -- when the list searches it.
+  if not exists (
+    select from pg_catalog.pg_attribute a
+    where a.attrelid = relation and a.attname = 'search_vector' and not a.attisdropped
+  ) then
+    execute format(
+      'alter table public.%I add column search_vector tsvector generated always as (
+         setweight(to_tsvector(''english''::regconfig, name), ''A'')%s) stored',
+      p_table,
+      case when 'description' = any (entry.searched_columns)
+        then ' || setweight(to_tsvector(''english''::regconfig, description), ''B'')' else '' end);
+  end if;
+
+  -- Grants (content baseline): read all columns (signed-out visitors too); insert all but id and
+  -- timestamps; update those minus content_source_id; delete. Generated columns get none.
+  select string_agg(quote_ident(a.attname), ', ' order by a.attnum)
+      filter (where a.attname not in ('id', 'created_at', 'updated_at')),
+    string_agg(quote_ident(a.attname), ', ' order by a.attnum)
+      filter (where a.attname not in ('id', 'created_at', 'updated_at', 'content_source_id'))
+  into insertable, updatable
+  from pg_catalog.pg_attribute a
+  where a.attrelid = relation and a.attnum > 0 and not a.attisdropped and a.attgenerated = '';
+  execute format('grant select, delete on public.%I to authenticated', p_table);
+  execute format('grant select on public.%I to anon', p_table);
+  execute format('grant insert (%s) on public.%I to authenticated', insertable, p_table);
+  execute format('grant update (%s) on public.%I to authenticated', updatable, p_table);
+
+  -- Indexes, each made when missing:
+  --   <table>_source_idx, <table>_name_idx: the find filters and the policies' source column;
+  --   <table>_name_id_idx: finds read rows ordered by name then id, through a cursor that returns
+  --     its first rows without sorting them all;
+  --   <table>_search_vector_idx, <table>_<column>_trgm_idx per searched column,
+  --     <table>_lower_name_trgm_idx, <table>_name_similarity_idx: search (search baseline, which
+  --     says what each serves).
+  for index_name, index_sql in
+    select x.name, x.definition from (values
+      (p_table || '_source_idx', 'btree (content_source_id)'),
+      (p_table || '_name_idx', 'btree (lower(name))'),
+      (p_table || '_name_id_idx', 'btree (name, id)'),
+      (p_table || '_search_vector_idx', 'gin (search_vector)'),
+      (p_table || '_lower_name_trgm_idx', 'gin (lower(name) extensions.gin_trgm_ops)'),
+      (p_table || '_name_similarity_idx', 'gist (name extensions.gist_trgm_ops)')
+    ) x(name, definition)
+    union all
+    select p_table || '_' || c || '_trgm_idx', format('gin (%I extensions.gin_trgm_ops)', c)
+    from unnest(entry.searched_columns) c
+  loop
+    if to_regclass(format('public.%I', index_name)) is null then
+      execute format('create index %I on public.%I using %s', index_name, p_table, index_sql);
+    end if;
+  end loop;
+
+  -- The table's ranked search (search baseline, which explains each step): the best p_limit rows
+  -- of p_visible sources, exact name first, then name prefix, then score, then name and id.
+  execute format($fn$
+    create or replace function private.%1$I(
+      p_visible bigint[],
+      p_name text,
+      p_prefix text,
+      p_query tsquery,
+      p_excluded tsquery,
+      p_limit integer
+    ) returns table (id bigint, ord integer)
+    language plpgsql stable security definer set search_path = ''
+    set plan_cache_mode = force_generic_plan rows 20 as $body$
+    begin
+      return query
+      select d.id, (row_number() over (order by d.tier, d.score desc, d.name, d.id))::integer
+      from (
+        select distinct on (c.id) c.id, c.name, c.tier, c.score
+        from (
+          select t.id, t.name,
+            case when lower(t.name) = p_name then 0 when lower(t.name) like p_prefix then 1
+              else 2 end,
+            extensions.similarity(lower(t.name), p_name)
+              + coalesce(ts_rank(t.search_vector, p_query), 0)
+          from public.%2$I t
+          where p_name is not null
+            and t.content_source_id + 0 = any(p_visible)
+            and (lower(t.name) operator(extensions.%%) p_name or lower(t.name) like p_prefix)
+            and (p_excluded is null or not t.search_vector @@ p_excluded)
+          union all
+          (select f.id, f.name, 2, ts_rank(f.search_vector, p_query)
+           from (
+             select t.id, t.name, t.search_vector from public.%2$I t
+             where p_query is not null
+               and t.content_source_id + 0 = any(p_visible)
+               and t.search_vector @@ p_query
+               and (p_excluded is null or not t.search_vector @@ p_excluded)
+             limit 1000
+           ) f
+           order by 4 desc, 2, 1
+           limit p_limit)
+        ) c(id, name, tier, score)
+        order by c.id, c.tier, c.score desc
+      ) d
+      order by d.tier, d.score desc, d.name, d.id
+      limit p_limit;
+    end
+    $body$
+  $fn$, 'search_ranked_' || p_table, p_table);
+  -- Only private.search_ranked_ids calls it (as its owner), with the sources it checked.
+  execute format(
+    'grant execute on function private.%I(bigint[], text, text, tsquery, tsquery, integer)
+       to service_role',
+    'search_ranked_' || p_table);
+
+  perform private.build_content_lists();
+end
+$provision$;
+
 -- Section: policies
 alter table public.content_source enable row level security;
 alter table private.content_table enable row level security;
@@ -616,50 +885,21 @@ create policy "Owners can edit their sources, admins official ones" on public.co
 create policy "Owners can delete their sources, admins official ones" on public.content_source
   for delete to authenticated using (private.source_is_writable(user_id, (select auth.uid())));
 
--- The same four policies on every content table (private.content_table), generated so they cannot
--- drift apart. Who may read a spell, a trait or any other record: whoever may read its own source,
--- private.source_is_readable() above on that source's row; who may write one:
+-- The same four policies on every content table (private.content_table), made by
+-- private.provision_content_table so they cannot drift apart. Who may read a spell, a trait or any
+-- other record: whoever may read its own source, private.source_is_readable() above on that
+-- source's row (the condition private.readable_source_condition writes); who may write one:
 -- private.source_is_writable() likewise. The rule is spelled out rather than left to
 -- content_source's policy, so widening who may see a source's row (a listing of names, say) can
 -- never widen who reads its content. The write policies' lookup of the source runs under
 -- content_source's read policy too, which every writable source passes. Signed-out visitors
 -- (role anon) read by the same rule: with no user, they see the published official sources and
 -- the published homebrew that needs no key, and write nothing.
-do $$
-declare
-  t text;
-  readable text;
-  writable text;
-begin
-  for t in select c.name from private.content_table c order by c.name
-  loop
-    readable := format(
-      'exists (select 1 from public.content_source s where s.id = %I.content_source_id
-         and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
-           (select auth.uid())))', t);
-    writable := format(
-      'exists (select 1 from public.content_source s where s.id = %I.content_source_id
-         and private.source_is_writable(s.user_id, (select auth.uid())))', t);
-    execute format('alter table public.%I enable row level security', t);
-    execute format(
-      'create policy "Content of readable sources can be read" on public.%I
-         for select to authenticated, anon using (%s)', t, readable);
-    execute format(
-      'create policy "Content can be added to writable sources" on public.%I
-         for insert to authenticated with check (%s)', t, writable);
-    execute format(
-      'create policy "Content of writable sources can be edited" on public.%I
-         for update to authenticated using (%s) with check (%s)', t, writable, writable);
-    execute format(
-      'create policy "Content of writable sources can be deleted" on public.%I
-         for delete to authenticated using (%s)', t, writable);
-  end loop;
-end
-$$;
 
 -- Section: triggers
 -- A new source always belongs to its creator, and a homebrew source needs supporter tier 2 (admins
--- are exempt). Rows inserted with no signed-in user (seed, maintenance) keep the owner they name.
+-- are exempt); the tier is the creator's, who is the caller by then. Rows inserted with no
+-- signed-in user (seed, maintenance) keep the owner they name.
 create function private.claim_new_content_source() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
@@ -669,9 +909,8 @@ begin
   new.user_id := (select auth.uid());
   -- Lock the owner's row so a concurrent tier change cannot slip between check and insert.
   perform 1 from public.public_user u where u.user_id = new.user_id for update;
-  if (select private.supporter_tier()) < 2 and not (select private.is_admin()) then
-    raise exception 'User does not have access: creating a homebrew content source requires supporter tier 2 or higher'
-      using detail = '{"required_tier": 2}';
+  if not (select private.is_admin()) then
+    perform private.require_tier(new.user_id, 2, 'creating a homebrew content source');
   end if;
   return new;
 end
@@ -722,25 +961,8 @@ $$;
 create trigger touch_updated_at before update on public.content_source
   for each row execute function private.touch_updated_at();
 
-do $$
-declare
-  t text;
-begin
-  for t in select c.name from private.content_table c order by c.name
-  loop
-    execute format(
-      'create trigger touch_updated_at before update on public.%I
-         for each row execute function private.touch_updated_at()', t);
-    execute format(
-      'create trigger bump_content_source after insert or delete on public.%I
-         for each row execute function private.bump_content_source()', t);
-    execute format(
-      'create trigger bump_content_source_on_edit after update on public.%I
-         for each row when (old.* is distinct from new.*)
-         execute function private.bump_content_source()', t);
-  end loop;
-end
-$$;
+-- Every content table gets touch_updated_at, and bump_content_source after an insert, a delete or
+-- a real change, from private.provision_content_table.
 
 -- A key-locked source needs a key worth guessing: at least 8 characters. Official sources are
 -- readable by everyone, so a key on one would lock nothing: it is refused rather than ignored.
@@ -874,30 +1096,8 @@ grant delete on public.content_source to authenticated;
 
 -- Every content table: read all columns (signed-out visitors too); insert all but id and
 -- timestamps; update those minus content_source_id (content never moves between sources); delete.
--- Columns the search baseline adds later (the generated search_vector) are not writable and get
--- no grant.
-do $$
-declare
-  t text;
-  insertable text;
-  updatable text;
-begin
-  for t in select c.name from private.content_table c order by c.name
-  loop
-    select string_agg(quote_ident(c.column_name), ', ' order by c.ordinal_position)
-      filter (where c.column_name not in ('id', 'created_at', 'updated_at')),
-      string_agg(quote_ident(c.column_name), ', ' order by c.ordinal_position)
-      filter (where c.column_name not in ('id', 'created_at', 'updated_at', 'content_source_id'))
-    into insertable, updatable
-    from information_schema.columns c
-    where c.table_schema = 'public' and c.table_name = t;
-    execute format('grant select, delete on public.%I to authenticated', t);
-    execute format('grant select on public.%I to anon', t);
-    execute format('grant insert (%s) on public.%I to authenticated', insertable, t);
-    execute format('grant update (%s) on public.%I to authenticated', updatable, t);
-  end loop;
-end
-$$;
+-- Generated columns (the search_vector) are not writable and get no grant. Made by
+-- private.provision_content_table (below).
 
 -- anon: the read policies and the find and search statements call these for signed-out visitors
 -- too. Each decides by `auth.uid()`, which is null for a visitor: no own, unlocked, writable or
@@ -911,7 +1111,7 @@ grant execute on function private.source_is_writable(uuid, uuid)
 grant execute on function private.can_read_source(bigint) to anon, authenticated, service_role;
 grant execute on function private.can_write_source(bigint) to authenticated, service_role;
 grant execute on function private.my_source_keys() to anon, authenticated, service_role;
-grant execute on function private.unlock_content_source(bigint, text) to authenticated;
+grant execute on function private.unlock_content_source(bigint, text, text) to authenticated;
 grant execute on function private.content_source_subscriber_count(bigint) to anon, authenticated;
 grant execute on function private.official_source_ids() to anon, authenticated, service_role;
 grant execute on function private.linked_trait_name(text, text) to authenticated, service_role;
@@ -919,3 +1119,17 @@ grant execute on function private.linked_trait_description(text, text)
   to authenticated, service_role;
 grant execute on function private.find_or_make_linked_trait(text, text, bigint)
   to authenticated, service_role;
+
+-- Last, once every function they use exists: the generated parts of every listed table
+-- (policies, triggers, grants, the search document, indexes and search helpers), and the two
+-- functions that name every type.
+do $$
+declare
+  t text;
+begin
+  for t in select c.name from private.content_table c order by c.name
+  loop
+    perform private.provision_content_table(t);
+  end loop;
+end
+$$;

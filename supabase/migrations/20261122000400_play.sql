@@ -444,10 +444,7 @@ create policy "Encounters can be deleted by their owner" on public.encounter
 create function private.before_campaign_insert() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  if private.effective_tier(new.user_id) < 1 then
-    raise exception 'User does not have access: creating a campaign requires supporter tier 1 or higher'
-      using detail = '{"required_tier": 1}';
-  end if;
+  perform private.require_tier(new.user_id, 1, 'creating a campaign');
   new.join_key := private.random_base36(6) || '-' || private.random_base36(6);
   return new;
 end
@@ -618,10 +615,7 @@ create trigger sync_character_grants_from_details
 create function private.enforce_encounter_tier() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  if private.effective_tier(new.user_id) < 1 then
-    raise exception 'User does not have access: creating an encounter requires supporter tier 1 or higher'
-      using detail = '{"required_tier": 1}';
-  end if;
+  perform private.require_tier(new.user_id, 1, 'creating an encounter');
   return new;
 end
 $$;

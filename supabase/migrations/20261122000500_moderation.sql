@@ -14,10 +14,11 @@ create table public.content_update (
   created_at timestamptz not null default now(),
   user_id uuid not null default auth.uid()
     references public.public_user (user_id) on delete cascade,
-  -- Content types as shared/enums.ts ContentType names them.
-  type text not null check (type in ('trait', 'item', 'spell', 'class', 'archetype',
-    'versatile-heritage', 'class-archetype', 'ability-block', 'creature', 'ancestry',
-    'background', 'language', 'content-source')),
+  -- Content types as shared/enums.ts ContentType names them: the moderated content tables of
+  -- private.content_table and `content-source`, as private.content_update_table (written from
+  -- that list by the content baseline's private.build_content_lists) accepts them, so the types
+  -- moderation accepts are written in one place.
+  type text not null check (private.content_update_table(type) is not null),
   -- The record changed or deleted; for CREATE, the record created once approved.
   ref_id bigint,
   action public.content_update_action not null,
@@ -50,16 +51,8 @@ create index content_update_source_idx on public.content_update (content_source_
 create index content_update_state_idx on public.content_update (state, id);
 
 -- Section: helpers
--- The content table a content type is stored in, or null for an unknown type.
-create function private.content_update_table(p_type text) returns text
-language sql immutable set search_path = '' as $$
-  select case
-    when p_type in ('trait', 'item', 'spell', 'class', 'archetype', 'versatile-heritage',
-      'class-archetype', 'ability-block', 'creature', 'ancestry', 'background', 'language',
-      'content-source')
-    then replace(p_type, '-', '_')
-  end
-$$;
+-- The content table a content type is stored in, or null for a type moderation does not accept, is
+-- private.content_update_table(type), written from the list of content tables (content baseline).
 
 -- The columns a proposal may write for a content type: everything but ids, timestamps, the source
 -- (content never moves between sources) and a source's ownership and access settings.
@@ -284,31 +277,24 @@ alter table public.content_update enable row level security;
 alter table public.content_update_vote enable row level security;
 
 -- A proposal is readable where its source is, decided on that source's row by the content
--- baseline's rule. Signed-out visitors read the community's proposals too: only those on sources
--- readable without an account, which any account could read the moment it signs up.
-create policy "Proposals can be read by their author and by readers of their source"
-  on public.content_update for select to authenticated, anon
-  using (
-    user_id = (select auth.uid())
-    or exists (
-      select 1 from public.content_source s
-      where s.id = content_update.content_source_id
-        and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
-          (select auth.uid()))
-    )
-  );
-
-create policy "Signed-in users can propose changes to sources they can read"
-  on public.content_update for insert to authenticated
-  with check (
-    user_id = (select auth.uid())
-    and exists (
-      select 1 from public.content_source s
-      where s.id = content_update.content_source_id
-        and private.source_is_readable(s.id, s.user_id, s.is_published, s.require_key,
-          (select auth.uid()))
-    )
-  );
+-- baseline's rule (the condition private.readable_source_condition writes). Signed-out visitors
+-- read the community's proposals too: only those on sources readable without an account, which
+-- any account could read the moment it signs up. Proposals may be made on sources the caller may
+-- read.
+do $$
+declare
+  readable constant text := private.readable_source_condition('content_update.content_source_id');
+begin
+  execute format(
+    'create policy "Proposals can be read by their author and by readers of their source"
+       on public.content_update for select to authenticated, anon
+       using (user_id = (select auth.uid()) or %s)', readable);
+  execute format(
+    'create policy "Signed-in users can propose changes to sources they can read"
+       on public.content_update for insert to authenticated
+       with check (user_id = (select auth.uid()) and %s)', readable);
+end
+$$;
 
 create policy "Votes can be read with their proposal" on public.content_update_vote
   for select to authenticated, anon
@@ -382,6 +368,8 @@ grant select on public.content_update, public.content_update_vote to authenticat
 grant insert (type, ref_id, action, data, content_source_id) on public.content_update
   to authenticated;
 
+-- content_update_table is also the check on `type`: the roles that insert proposals may call it
+-- (and the owner, for the bot's definer function).
 grant execute on function private.content_update_table(text) to authenticated, service_role;
 grant execute on function private.content_update_fields(text) to authenticated, service_role;
 grant execute on function private.record_content_update_message(bigint, text) to authenticated;
