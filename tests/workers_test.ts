@@ -42,7 +42,7 @@ async function awayFromMinuteBoundary(): Promise<void> {
 }
 
 Deno.test({
-  name: "WORKERS=2: both workers serve, and one API key's budget is shared, never doubled (Redis)",
+  name: "WORKERS=2: both workers serve, and one API key's budget is shared exactly (Redis)",
   ignore: realPostgresUrl() === null || !redisUrl,
   async fn() {
     const database = await testDatabase("postgres");
@@ -82,13 +82,14 @@ Deno.test({
       const admitted = answers.filter((a) => a.status === 200);
       const refused = answers.filter((a) => a.status === 429);
       equal(admitted.length + refused.length, answers.length, "only 200 and 429");
-      // Each worker alone would admit a whole budget: together they admit one at most. Each takes
-      // the budget from the store a tenth at a time (a lease), and what one worker still holds when
-      // the other is refused goes unused: at most a lease less one, per worker.
-      const lease = API_KEY_LIMIT / 10;
-      ok(admitted.length <= API_KEY_LIMIT, `${admitted.length} admitted`);
-      ok(admitted.length >= API_KEY_LIMIT - 2 * (lease - 1), `${admitted.length} admitted`);
-      ok(admitted.every((a) => Number(a.remaining) < API_KEY_LIMIT));
+      // Each worker alone would admit a whole budget: together they admit exactly one.
+      equal(admitted.length, API_KEY_LIMIT);
+      equal(refused.length, 10);
+      deepStrictEqual(
+        admitted.map((a) => Number(a.remaining)).sort((a, b) => a - b),
+        Array.from({ length: API_KEY_LIMIT }, (_, i) => i),
+        "every admitted request took its own place in the one window",
+      );
     } finally {
       await server.stop();
       await database.cleanup();

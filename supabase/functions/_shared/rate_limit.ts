@@ -3,7 +3,6 @@ import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import { env } from "./env.ts";
 import { log } from "./log.ts";
-import { LeasedWindow } from "./rate_limit/leased_window.ts";
 import { MemoryWindow } from "./rate_limit/memory_window.ts";
 import { RedisTcp } from "./rate_limit/redis_tcp.ts";
 import type { WindowLimiter, WindowResult } from "./rate_limit/types.ts";
@@ -22,12 +21,6 @@ export const bucketLimits: Readonly<Record<BucketKind, number>> = {
 };
 
 const WINDOW_MS = 60_000;
-/**
- * Requests an instance takes from the shared store at a time, a tenth of the budget: most requests
- * then wait for no limiter round trip at all (`LeasedWindow`), and what one instance can leave
- * unused in a window is under a tenth of it.
- */
-const LEASE_FRACTION = 10;
 /** Longest a call to the shared store may take before the in-process window decides instead. */
 const STORE_TIMEOUT_MS = 1_000;
 /** After the shared store fails, how long to use the in-process window before trying it again. */
@@ -79,8 +72,8 @@ class BucketLimiter {
       new MemoryWindow(instanceShare(bucketLimits[kind], instances), WINDOW_MS)
     );
     this.#shared = store
-      ? mapKinds((kind) => {
-        const window = new Ratelimit({
+      ? mapKinds((kind) =>
+        new Ratelimit({
           redis: store,
           limiter: Ratelimit.slidingWindow(bucketLimits[kind], "60 s"),
           prefix: `${prefix}:${kind}`,
@@ -88,14 +81,8 @@ class BucketLimiter {
           // Its own timeout (5 s by default) answers "allowed, limit 0" without an error, so a
           // slow store would silently stop limiting; the store's timeout above throws instead.
           timeout: 0,
-        });
-        const budget = bucketLimits[kind];
-        return new LeasedWindow(
-          (identifier, rate) => window.limit(identifier, { rate }),
-          budget,
-          Math.max(1, Math.floor(budget / LEASE_FRACTION)),
-        );
-      })
+        })
+      )
       : null;
   }
 
