@@ -96,6 +96,12 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
    * sent with its transaction's opener and COMMIT in one round trip.
    */
   read?: OneRead<S, R>;
+  /**
+   * The bodies for which `run` sends one statement and nothing after its answer: the COMMIT is sent
+   * right behind it, a write of one round trip. A handler that sends more fails loudly. Not with an
+   * Idempotency-Key, whose bookkeeping adds statements.
+   */
+  oneStatement?: (body: z.output<S>) => boolean;
 }
 
 /** A handler that is one read statement (see `DbServerSide.read`). */
@@ -364,8 +370,10 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
     return checked;
   };
   const characterId = spec.characterGrant?.(base.body) ?? null;
+  const commitAhead = retryable === null && (spec.oneStatement?.(base.body) ?? false);
   const { value: outcome, actedAs } = await transactionAs(credential, spec.ingress, handle, {
     characterId,
+    commitAhead,
   });
   if (!(outcome instanceof AfterCommit)) return outcome;
   const same = async <T>(fn: (tx: Tx) => Promise<T>) => (await asCaller(actedAs, fn)).value;

@@ -4,6 +4,7 @@ import { insertCharacter, updateCharacterOrFail } from "../_shared/characters/ch
 
 serve(endpoint("create-character", {
   characterGrant: (body) => body.id,
+  oneStatement: (body) => body.id === undefined,
   run: async ({ body, tx }) => {
     const { id, ...patch } = body;
     if (id !== undefined) return await updateCharacterOrFail(tx, id, patch);

@@ -51,11 +51,12 @@ const JSON_COLUMNS: ReadonlySet<(typeof CHARACTER_WRITABLE_FIELDS)[number]> = ne
 export async function insertCharacter(tx: Tx, patch: CharacterPatch): Promise<CharacterRow> {
   const values = columnValues(tx, patch, CHARACTER_WRITABLE_FIELDS, JSON_COLUMNS);
   const keys = Object.keys(values);
+  // Sent at once (execute), so a COMMIT sent ahead follows it (`oneStatement` of create-character).
   const [row] = keys.length > 0
     ? await tx<CharacterRow[]>`
-        insert into public.character ${tx(values, keys)} returning ${tx(COLUMNS)}`
+        insert into public.character ${tx(values, keys)} returning ${tx(COLUMNS)}`.execute()
     : await tx<CharacterRow[]>`
-        insert into public.character default values returning ${tx(COLUMNS)}`;
+        insert into public.character default values returning ${tx(COLUMNS)}`.execute();
   if (!row) throw new Error("Insert into character returned no row");
   return row;
 }
