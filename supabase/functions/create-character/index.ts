@@ -4,7 +4,8 @@ import { insertCharacter, updateCharacterOrFail } from "../_shared/characters/ch
 
 serve(endpoint("create-character", {
   characterGrant: (body) => body.id,
-  oneStatement: (body) => body.id === undefined,
+  // The insert and the update are each one statement, sent at once.
+  oneStatement: () => true,
   run: async ({ body, tx }) => {
     const { id, ...patch } = body;
     if (id !== undefined) return await updateCharacterOrFail(tx, id, patch);

@@ -5,11 +5,13 @@ import { updateCharacter } from "../_shared/characters/characters.ts";
 
 serve(endpoint("update-character", {
   characterGrant: (body) => body.id,
+  // Either path below is one statement, sent at once.
+  oneStatement: () => true,
   run: async ({ body, caller, tx }) => {
     const { id, expected_updated_at, ...patch } = body;
     // Signed out, the web client expects the reference's answer: no access, nothing written.
     if (!actsForUser(caller)) {
-      const visible = await tx`select 1 from public.character where id = ${id}`;
+      const visible = await tx`select 1 from public.character where id = ${id}`.execute();
       return { __forbidden: true, reason: visible.length > 0 ? "WRITE_DENIED" : "NOT_VISIBLE" };
     }
     return await updateCharacter(tx, id, patch, expected_updated_at);

@@ -51,7 +51,7 @@ const JSON_COLUMNS: ReadonlySet<(typeof CHARACTER_WRITABLE_FIELDS)[number]> = ne
 export async function insertCharacter(tx: Tx, patch: CharacterPatch): Promise<CharacterRow> {
   const values = columnValues(tx, patch, CHARACTER_WRITABLE_FIELDS, JSON_COLUMNS);
   const keys = Object.keys(values);
-  // Sent at once (execute), so a COMMIT sent ahead follows it (`oneStatement` of create-character).
+  // Sent at once (execute), so a COMMIT sent ahead follows it (`oneStatement`).
   const [row] = keys.length > 0
     ? await tx<CharacterRow[]>`
         insert into public.character ${tx(values, keys)} returning ${tx(COLUMNS)}`.execute()
@@ -79,19 +79,27 @@ export async function updateCharacter(
   // way and updated_at moves as on every update.
   const assignments = keys.length > 0 ? tx(values, keys) : tx`name = name`;
   const expected = expectedUpdatedAt ?? null;
-  const [updated] = await tx<CharacterRow[]>`
-    update public.character set ${assignments}
-    where id = ${id}
-      and (${expected}::timestamptz is null or updated_at = ${expected}::timestamptz)
-    returning ${tx(STORED_COLUMNS)}, ${detailsAsSeen(tx)}`;
-  if (updated) return [updated];
-
-  const [current] = await tx<(CharacterRow & { writable: boolean })[]>`
-    select ${tx(STORED_COLUMNS)}, ${detailsAsSeen(tx)},
-           private.can_write_character(id, user_id, campaign_id) as writable
-    from public.character where id = ${id}`;
-  if (!current) return { __forbidden: true, reason: "NOT_VISIBLE" };
-  const { writable, ...character } = current;
+  // One statement, sent at once: the update, and the row as it was when the update matched nothing
+  // (to say why). The second arm reads the snapshot before the update, which is only used then.
+  type Answered = CharacterRow & { updated: boolean; writable: boolean | null };
+  const rows = await tx<Answered[]>`
+    with written as (
+      update public.character set ${assignments}
+      where id = ${id}
+        and (${expected}::timestamptz is null or updated_at = ${expected}::timestamptz)
+      returning *
+    )
+    select true as updated, null::boolean as writable, ${tx(STORED_COLUMNS)}, ${detailsAsSeen(tx)}
+    from written
+    union all
+    select false, private.can_write_character(id, user_id, campaign_id), ${tx(STORED_COLUMNS)},
+           ${detailsAsSeen(tx)}
+    from public.character
+    where id = ${id} and not exists (select from written)`.execute();
+  const [row] = rows;
+  if (!row) return { __forbidden: true, reason: "NOT_VISIBLE" };
+  const { updated, writable, ...character } = row;
+  if (updated) return [character];
   if (!writable) return { __forbidden: true, reason: "WRITE_DENIED" };
   return { __conflict: true, character };
 }
