@@ -54,6 +54,8 @@ export class Relay {
   lastReceived = Date.now();
   /** Whether a request of this connection is waiting for the rest of its body. */
   awaitingBody = false;
+  /** Whether the client has sent a byte yet. */
+  spoken = false;
   upstream: Deno.TcpConn | null = null;
   #closed = false;
 
@@ -82,7 +84,7 @@ export class Relay {
    * stalled ones arrive; a kept-alive connection between requests is not either.
    */
   get sheddable(): boolean {
-    if (this.upstream === null) return true;
+    if (!this.spoken) return true;
     const incomplete = this.started === 0 || this.awaitingBody;
     return incomplete && Date.now() - this.lastReceived >= STALLED_MS;
   }
@@ -264,6 +266,8 @@ export class ConnectionFront {
       const first = new Uint8Array(SMALL_READ);
       const n = await client.read(first);
       if (n === null) return relay.close();
+      relay.spoken = true;
+      relay.lastReceived = Date.now();
       upstream = await Deno.connect({ hostname: "127.0.0.1", port: this.#upstreamPort });
       upstream.setNoDelay(true);
       relay.upstream = upstream;
