@@ -52,8 +52,8 @@ export class Relay {
   lastActive = Date.now();
   /** When the client last sent a byte. */
   lastReceived = Date.now();
-  /** Whether a request of this connection is waiting for the rest of its body. */
-  awaitingBody = false;
+  /** Whether a request of this connection is reading its body from the client now. */
+  readingBody = false;
   /** Whether the client has sent a byte yet. */
   spoken = false;
   upstream: Deno.TcpConn | null = null;
@@ -65,16 +65,14 @@ export class Relay {
     return this.client.remoteAddr;
   }
 
-  /** A request of this connection reached the HTTP server; `withBody` until its body is read. */
-  requestStarted(withBody: boolean): void {
+  /** A request of this connection reached the HTTP server. */
+  requestStarted(): void {
     this.running++;
     this.started++;
-    this.awaitingBody = withBody;
   }
 
-  /** The running request's body was read whole. */
-  bodyRead(): void {
-    this.awaitingBody = false;
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /**
@@ -85,13 +83,13 @@ export class Relay {
    */
   get sheddable(): boolean {
     if (!this.spoken) return true;
-    const incomplete = this.started === 0 || this.awaitingBody;
+    const incomplete = this.started === 0 || this.readingBody;
     return incomplete && Date.now() - this.lastReceived >= STALLED_MS;
   }
 
   requestEnded(): void {
     this.running--;
-    this.awaitingBody = false;
+    this.readingBody = false;
     this.lastActive = Date.now();
   }
 
@@ -214,7 +212,7 @@ export class ConnectionFront {
         // Lets the reads of connections accepted just before this one finish first: a client
         // that sent its request at once is then relayed, and not taken for an idle one.
         await new Promise((resolve) => setTimeout(resolve, 0));
-        if (!this.#shedOne()) {
+        if (this.#relays.size >= this.maxConnections && !this.#shedOne()) {
           this.refused++;
           this.#refuse(client);
           continue;
@@ -267,8 +265,13 @@ export class ConnectionFront {
       const n = await client.read(first);
       if (n === null) return relay.close();
       relay.spoken = true;
-      relay.lastReceived = Date.now();
+      relay.lastReceived = relay.lastActive = Date.now();
       upstream = await Deno.connect({ hostname: "127.0.0.1", port: this.#upstreamPort });
+      // Closed meanwhile (shed, idle, shutting down): the new socket would never be closed.
+      if (relay.closed) {
+        upstream.close();
+        return;
+      }
       upstream.setNoDelay(true);
       relay.upstream = upstream;
       this.#byUpstreamPort.set(upstream.localAddr.port, relay);

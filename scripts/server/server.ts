@@ -129,7 +129,7 @@ export async function serveFunctions(
   const { loadFunction } = await import("../../supabase/functions/_shared/serve.ts");
   const { endPools, sql } = await import("../../supabase/functions/_shared/db/pool.ts");
   const { ConfigurationError } = await import("../../supabase/functions/_shared/env.ts");
-  const { whenBodyRead } = await import("../../supabase/functions/_shared/read_body.ts");
+  const { watchBodyReading } = await import("../../supabase/functions/_shared/read_body.ts");
   // Requests log in as api_authenticator: a start that cannot says why, instead of a 503 a call.
   await sql`select 1`.catch((error) => {
     throw new ConfigurationError(
@@ -178,8 +178,13 @@ export async function serveFunctions(
     onListen: () => {},
   }, async (req, info): Promise<Response> => {
     const relay: Relay | undefined = front.relayFor(info.remoteAddr);
-    relay?.requestStarted(req.body !== null);
-    if (relay && req.body !== null) whenBodyRead(req, () => relay.bodyRead());
+    relay?.requestStarted();
+    if (relay) {
+      watchBodyReading(req, {
+        started: () => (relay.readingBody = true),
+        ended: () => (relay.readingBody = false),
+      });
+    }
     if (draining) {
       relay?.requestEnded();
       return shuttingDown();

@@ -20,14 +20,21 @@ export function hasSmallBody(req: Request): boolean {
   return Number.isSafeInteger(length) && length <= SMALL_BODY_BYTES;
 }
 
-const bodyReadListeners = new WeakMap<Request, () => void>();
+/** Told when a request's body starts being read and when it has been read (or given up on). */
+export interface BodyReading {
+  started(): void;
+  ended(): void;
+}
+
+const bodyReadings = new WeakMap<Request, BodyReading>();
 
 /**
- * Tells `listener` once the request's body has been read whole. The local server's front uses it:
- * at its connection cap, an upload whose body stalls may be closed to let a new client in.
+ * Tells `reading` when the request's body is being read. The local server's front uses it: at its
+ * connection cap, a connection whose body is being waited for and sends nothing may be closed to
+ * let a new client in (an upload that stalls).
  */
-export function whenBodyRead(req: Request, listener: () => void): void {
-  bodyReadListeners.set(req, listener);
+export function watchBodyReading(req: Request, reading: BodyReading): void {
+  bodyReadings.set(req, reading);
 }
 
 /** Reads a request body as text, refusing with 413 once more than `maxBytes` would be read. */
@@ -43,13 +50,17 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<st
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(tooSlow()), BODY_TIMEOUT_MS);
   });
+  const reading = bodyReadings.get(req);
+  reading?.started();
   const bytes = await Promise.race([
     Number.isSafeInteger(length)
       ? req.arrayBuffer().then((b) => new Uint8Array(b), unreadable)
       : readStreamCapped(req.body, maxBytes),
     late,
-  ]).finally(() => clearTimeout(timer));
-  bodyReadListeners.get(req)?.();
+  ]).finally(() => {
+    clearTimeout(timer);
+    reading?.ended();
+  });
   try {
     return utf8.decode(bytes);
   } catch {

@@ -80,7 +80,9 @@ export async function updateCharacter(
   const assignments = keys.length > 0 ? tx(values, keys) : tx`name = name`;
   const expected = expectedUpdatedAt ?? null;
   // One statement, sent at once: the update, and the row as it was when the update matched nothing
-  // (to say why). The second arm reads the snapshot before the update, which is only used then.
+  // (to say why). The second arm reads the statement's snapshot: when another write to the row
+  // commits while this one waits for its lock, the answer is a conflict with the row as it was
+  // (the next call sees the new one), where a second statement would have shown the new row.
   type Answered = CharacterRow & { updated: boolean; writable: boolean | null };
   const rows = await tx<Answered[]>`
     with written as (
