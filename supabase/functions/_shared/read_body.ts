@@ -13,11 +13,19 @@ export const BODY_TIMEOUT_MS = 10_000;
 /** Bodies up to this size may be read before the caller's budget is known (`hasSmallBody`). */
 const SMALL_BODY_BYTES = 64 * 1024;
 
+/**
+ * The body's length as Content-Length declares it, or NaN. Content-Length is only trustworthy
+ * without a transfer encoding; the HTTP server then delivers exactly that many bytes.
+ */
+function declaredLength(req: Request): number {
+  if (req.headers.has("transfer-encoding")) return NaN;
+  return Number(req.headers.get("content-length") ?? NaN);
+}
+
 /** Whether the request declares a body of at most SMALL_BODY_BYTES. */
 export function hasSmallBody(req: Request): boolean {
-  if (req.body === null || req.headers.has("transfer-encoding")) return false;
-  const length = Number(req.headers.get("content-length") ?? NaN);
-  return Number.isSafeInteger(length) && length <= SMALL_BODY_BYTES;
+  const length = declaredLength(req);
+  return req.body !== null && Number.isSafeInteger(length) && length <= SMALL_BODY_BYTES;
 }
 
 /** Told when a request's body starts being read and when it has been read (or given up on). */
@@ -40,11 +48,8 @@ export function watchBodyReading(req: Request, reading: BodyReading): void {
 /** Reads a request body as text, refusing with 413 once more than `maxBytes` would be read. */
 export async function readBodyCapped(req: Request, maxBytes: number): Promise<string> {
   if (req.body === null) return "";
-  // Content-Length is only trustworthy without a transfer encoding; the HTTP server then delivers
-  // exactly that many bytes, so a body declared within the cap is read whole. Otherwise the
-  // streamed bytes are counted.
-  const declared = req.headers.has("transfer-encoding") ? null : req.headers.get("content-length");
-  const length = declared === null ? NaN : Number(declared);
+  // A body declared within the cap is read whole; otherwise the streamed bytes are counted.
+  const length = declaredLength(req);
   if (length > maxBytes) throw refusals.bodyTooLarge(maxBytes);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
