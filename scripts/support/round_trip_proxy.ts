@@ -1,3 +1,5 @@
+import { closeQuietly, relayBytes } from "./tcp_relay.ts";
+
 /**
  * A TCP proxy that counts round trips between a server and its database: a round trip begins each
  * time the client sends after the server has answered (or first), so statements sent together in
@@ -77,7 +79,7 @@ export class RoundTripProxy {
         this.#conns.delete(conn);
       }
     };
-    pipe(client, server, async (n) => {
+    relayBytes(client, server, async (n) => {
       if (answered) {
         this.#counts.roundTrips++;
         if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
@@ -85,36 +87,9 @@ export class RoundTripProxy {
       answered = false;
       this.#counts.bytesOut += n;
     }).finally(end);
-    pipe(server, client, (n) => {
+    relayBytes(server, client, (n) => {
       answered = true;
       this.#counts.bytesIn += n;
     }).finally(end);
-  }
-}
-
-async function pipe(
-  from: Deno.Conn,
-  to: Deno.Conn,
-  seen: (n: number) => void | Promise<void>,
-): Promise<void> {
-  const buffer = new Uint8Array(64 * 1024);
-  try {
-    while (true) {
-      const n = await from.read(buffer);
-      if (n === null) return;
-      await seen(n);
-      let written = 0;
-      while (written < n) written += await to.write(buffer.subarray(written, n));
-    }
-  } catch {
-    // either side went away
-  }
-}
-
-function closeQuietly(closer: { close(): void }): void {
-  try {
-    closer.close();
-  } catch {
-    // already closed
   }
 }

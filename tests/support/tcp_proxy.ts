@@ -1,3 +1,5 @@
+import { closeQuietly, relayBytes } from "../../scripts/support/tcp_relay.ts";
+
 /**
  * A TCP proxy inside the test process that can be cut and restored, to make a dependency such as
  * Postgres disappear for a server subprocess without touching the dependency itself.
@@ -93,32 +95,10 @@ export class TcpProxy {
       this.#live.delete(inbound);
       this.#live.delete(outbound);
     };
+    // Dropped before chunk `writesAllowed + 1` from the client.
     const writesAllowed = this.dropAfterStartup ? 1 : Infinity;
-    pipe(inbound, outbound, writesAllowed).finally(end);
-    pipe(outbound, inbound).finally(end);
-  }
-}
-
-/** Copies `from` to `to`; returns (and so drops the connection) before chunk `writesAllowed + 1`. */
-async function pipe(from: Deno.Conn, to: Deno.Conn, writesAllowed = Infinity): Promise<void> {
-  const buffer = new Uint8Array(64 * 1024);
-  let writes = 0;
-  try {
-    while (true) {
-      const n = await from.read(buffer);
-      if (n === null || writes++ >= writesAllowed) return;
-      let written = 0;
-      while (written < n) written += await to.write(buffer.subarray(written, n));
-    }
-  } catch {
-    // either side went away
-  }
-}
-
-function closeQuietly(conn: Deno.Conn): void {
-  try {
-    conn.close();
-  } catch {
-    // already closed
+    let writes = 0;
+    relayBytes(inbound, outbound, () => writes++ < writesAllowed).finally(end);
+    relayBytes(outbound, inbound).finally(end);
   }
 }
