@@ -2,8 +2,9 @@
  * Injection: SQL fragments, JSON paths, LIKE wildcards, backslashes and NUL in every text filter
  * (the `name` of every find endpoint, the text fields of search-data) are plain text to match.
  */
-import { deepStrictEqual, equal, ok } from "node:assert/strict";
+import { deepStrictEqual, equal, ok, rejects } from "node:assert/strict";
 import { listFunctionNames } from "../scripts/server/server.ts";
+import { withLiteralValues } from "../supabase/functions/_shared/db/literal_values.ts";
 import {
   adminSql,
   call,
@@ -203,4 +204,43 @@ test("search-data text filters treat %, _, backslashes, quotes and NUL as text",
     );
   }
   equal(await spellCount(), before);
+});
+
+// Unprepared pools write values into the statement text (literal_values.ts): each hostile string,
+// in every position a statement can take one, must come back from Postgres exactly as sent.
+test("literal values: hostile text, arrays and JSON come back from Postgres exactly as sent", async () => {
+  const sql = withLiteralValues(adminSql, false);
+  const texts = [...HOSTILE.filter((v) => !v.includes("\0")), ...LITERAL, "", "naïve ✓ 🐉"];
+  for (const value of texts) {
+    const [tagged] = await sql<{ v: string }[]>`select ${value}::text as v`;
+    equal(tagged?.v, value, `tagged ${JSON.stringify(value)}`);
+    const [unsafe] = await sql.unsafe<{ v: string; n: number }[]>(
+      "select $1::text as v, $2::int as n",
+      [value, 7],
+    );
+    deepStrictEqual(unsafe, { v: value, n: 7 }, `unsafe ${JSON.stringify(value)}`);
+  }
+  const document = { texts, nested: [1, "two"] };
+  const [row] = await sql<
+    { a: string[]; j: unknown; typed: unknown; ids: number[]; b: boolean; z: null }[]
+  >`
+    select ${texts}::text[] as a, ${JSON.stringify(document)}::jsonb as j,
+      ${sql.json(document)} as typed,
+      ${[3, 1, 2]}::bigint[] as ids, ${true} as b, ${null}::text as z`;
+  deepStrictEqual(row, {
+    a: texts,
+    j: document,
+    typed: document,
+    ids: [3, 1, 2],
+    b: true,
+    z: null,
+  });
+  const helper = { v: "' or true --", n: 5 };
+  const built = await sql<{ v: string; n: number }[]>`
+    select v, n::int from (values ${sql(helper)}) t(v, n)`;
+  deepStrictEqual([...built], [helper]);
+  await rejects(
+    async () => await sql`select ${"a\u0000b"}::text`,
+    (e: { code?: string }) => e.code === "22021",
+  );
 });

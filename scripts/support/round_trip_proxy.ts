@@ -79,14 +79,34 @@ export class RoundTripProxy {
         this.#conns.delete(conn);
       }
     };
-    relayBytes(client, server, async (n) => {
-      if (answered) {
-        this.#counts.roundTrips++;
-        if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    // The client's bytes are read as they come and written in order behind any delay, so a chunk
+    // the client sent before an answer reached it counts in the round trip it belongs to (a
+    // pipeline written in pieces is one round trip), even while an earlier chunk is held back.
+    (async () => {
+      const buffer = new Uint8Array(64 * 1024);
+      let writing: Promise<void> = Promise.resolve();
+      try {
+        while (true) {
+          const n = await client.read(buffer);
+          if (n === null) break;
+          const chunk = buffer.slice(0, n);
+          const startsRoundTrip = answered;
+          if (startsRoundTrip) this.#counts.roundTrips++;
+          answered = false;
+          this.#counts.bytesOut += n;
+          writing = writing.then(async () => {
+            if (startsRoundTrip && this.delayMs > 0) {
+              await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+            }
+            let written = 0;
+            while (written < n) written += await server.write(chunk.subarray(written));
+          });
+        }
+        await writing;
+      } catch {
+        // either side went away
       }
-      answered = false;
-      this.#counts.bytesOut += n;
-    }).finally(end);
+    })().finally(end);
     relayBytes(server, client, (n) => {
       answered = true;
       this.#counts.bytesIn += n;

@@ -17,13 +17,18 @@ function tableOf(type: DeletableType): string {
 }
 
 serve(endpoint("delete-content", {
+  // The delete and, when it removed nothing, whether the record is visible at all (to say why) are
+  // one statement, sent with its COMMIT.
+  oneStatement: () => true,
   run: async ({ body, tx }) => {
     const table = `public."${tableOf(body.type)}"`;
-    const deleted = await tx.unsafe(`delete from ${table} where id = $1::bigint returning id`, [
-      body.id,
-    ]);
-    if (deleted.length > 0) return true as const;
-    const visible = await tx.unsafe(`select 1 from ${table} where id = $1::bigint`, [body.id]);
-    throw fail(visible.length > 0 ? "You do not have access to this content" : "Content not found");
+    const [row] = await tx.unsafe(
+      `with deleted as (delete from ${table} where id = $1::bigint returning id)
+       select exists (select from deleted) as deleted,
+              exists (select from ${table} where id = $1::bigint) as visible`,
+      [body.id],
+    ).execute();
+    if (row?.deleted === true) return true as const;
+    throw fail(row?.visible ? "You do not have access to this content" : "Content not found");
   },
 }));

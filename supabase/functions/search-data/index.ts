@@ -4,6 +4,8 @@ import { advancedSearch } from "../_shared/search/advanced_search.ts";
 import { simpleSearch } from "../_shared/search/simple_search.ts";
 
 serve(endpoint("search-data", {
+  // Either mode is one read statement, sent with its COMMIT.
+  oneStatement: () => true,
   run: async ({ body, tx }) =>
     body.is_advanced ? await advancedSearch(tx, body) : await simpleSearch(tx, body),
 }));

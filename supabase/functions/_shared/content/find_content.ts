@@ -59,9 +59,11 @@ export async function findAllContent<S extends z.ZodObject>(
   body: FindFilters,
 ): Promise<z.input<S>[] | RowStream> {
   const { text, params } = findStatement(table, body);
-  // Sent together: the cursor is declared before the first fetch runs.
-  const declared = tx.unsafe(`declare find_rows no scroll cursor for ${text}`, params as never[]);
-  const first = tx.unsafe(`fetch forward ${FIRST_BATCH} from find_rows`);
+  // Sent together (execute): the cursor is declared before the first fetch runs.
+  const declared = tx.unsafe(`declare find_rows no scroll cursor for ${text}`, params as never[])
+    .execute();
+  const first = tx.unsafe(`fetch forward ${FIRST_BATCH} from find_rows`).execute();
+  first.catch(() => {}); // fails when the declare does, whose error is the one reported
   await declared;
   const rows = await first;
   if (rows.length < FIRST_BATCH) return rows as unknown as z.input<S>[];

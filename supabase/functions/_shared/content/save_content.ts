@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Tx } from "../db/pool.ts";
 import { fail } from "../envelope.ts";
-import { findContent, ident } from "./find_content.ts";
+import { findContent, ident, selectList } from "./find_content.ts";
 import type { ContentTable } from "./tables.ts";
 
 // Never written from a body: ids and timestamps belong to the database, the owner to a trigger.
@@ -36,6 +36,9 @@ export async function saveContent<S extends z.ZodObject>(
   const target = `public.${ident(table.table)}`;
 
   let savedId: number;
+  if (isInsert && insertsInOneStatement(table, values)) {
+    return await insertInOneStatement(tx, table, values, columns);
+  }
   if (isInsert) {
     if (table.sourceColumn === "content_source_id") {
       await assertWritableSource(tx, values.content_source_id);
@@ -68,6 +71,52 @@ export async function saveContent<S extends z.ZodObject>(
   const [saved] = await findContent(tx, table, { id: savedId });
   if (!saved) throw new Error(`Saved ${table.label} ${savedId} could not be read back`);
   return saved;
+}
+
+/**
+ * Whether an insert is one statement (`insertInOneStatement`): a record in a content source, whose
+ * columns are all stored ones. A new content source is not: its `keys` are computed by a function
+ * that cannot see a row inserted by the same statement.
+ */
+export function insertsInOneStatement(
+  table: ContentTable,
+  values: Record<string, unknown>,
+): boolean {
+  return table.sourceColumn === "content_source_id" && values.content_source_id !== undefined &&
+    table.computed === undefined;
+}
+
+/**
+ * The source check, the insert and the row as stored, in one statement sent at once: when the
+ * source is not readable or not writable, nothing is inserted and the refusal is named.
+ */
+async function insertInOneStatement<S extends z.ZodObject>(
+  tx: Tx,
+  table: ContentTable<S>,
+  values: Record<string, unknown>,
+  columns: string[],
+): Promise<z.input<S>> {
+  const target = `public.${ident(table.table)}`;
+  const rows = await tx.unsafe(
+    `with source as (
+       select private.can_read_source($2::bigint) as readable,
+              private.can_write_source($2::bigint) as writable
+     ), saved as (
+       insert into ${target} (${columns.join(", ")})
+       select ${columns.map((c) => `r.${c}`).join(", ")}
+       from jsonb_populate_record(null::${target}, $1::jsonb) r, source
+       where source.readable and source.writable
+       returning *
+     )
+     select source.readable as "__readable", source.writable as "__writable", ${selectList(table)}
+     from source left join saved t on true`,
+    [values as never, Number(values.content_source_id)],
+  ).execute();
+  const [row] = rows;
+  if (row?.__readable !== true) throw fail("Content source not found");
+  if (row.__writable !== true) throw fail("You do not have access to this content source");
+  const { __readable: _, __writable: __, ...saved } = row;
+  return saved as z.input<S>;
 }
 
 async function assertWritableSource(tx: Tx, sourceId: unknown): Promise<void> {

@@ -6,6 +6,8 @@ import postgres from "postgres";
 import { databaseUrl, env, requestDatabase } from "../env.ts";
 import { isConnectionError } from "../db_errors.ts";
 import { log } from "../log.ts";
+import { withLiteralValues } from "./literal_values.ts";
+import { coalescingSocket } from "./coalescing_socket.ts";
 
 /** A transaction handle: every query a request makes runs through one. */
 export type Tx = postgres.Sql;
@@ -26,8 +28,15 @@ export const TRANSACTION_DEADLINE_MS = 7_000;
 /** Where requests connect, and whether each transaction switches to the login role itself. */
 export const requestConnection = requestDatabase();
 
+/**
+ * One write per pipeline, however long (coalescing_socket.ts): postgres.js takes a socket factory,
+ * which its types do not declare.
+ */
+const SOCKET: Record<string, unknown> = { socket: coalescingSocket };
+
 function openPool(url = requestConnection.url, max = env.DATABASE_POOL_SIZE): postgres.Sql {
   return postgres(url, {
+    ...SOCKET,
     max,
     // Off, every query is sent unnamed, including those that ask for `prepare: true`.
     prepare: env.DATABASE_PREPARE,
@@ -151,7 +160,8 @@ export async function reserveConnection(): Promise<
   if (from === pool) held++;
   let given = false;
   return {
-    reserved,
+    // Unnamed, a statement with parameters costs a round trip of its own (literal_values.ts).
+    reserved: withLiteralValues(reserved, env.DATABASE_PREPARE),
     give: () => {
       if (given) return;
       given = true;

@@ -1,0 +1,158 @@
+/**
+ * Statements with their values written in as literals, wherever a statement goes unnamed: every
+ * statement on a pool that cannot prepare them (`DATABASE_PREPARE=false`, as behind the hosted
+ * pooler), and the statements whose text varies with the body (`unsafe` without `prepare`).
+ *
+ * Why: postgres.js sends an unprepared statement that has parameters in two round trips. It first
+ * asks Postgres for the parameter types (Parse, Describe, Flush) and waits for them, so nothing
+ * behind it in the transaction can go out in the same write: every request cost five round trips
+ * instead of one. A statement without parameters is sent at once, so here each caller value
+ * becomes a literal Postgres reads back as exactly that value, typed as an untyped parameter
+ * would be (a quoted constant of unknown type, resolved from its context in the statement).
+ *
+ * Escaping: every value is an `E'...'` constant in which each backslash and each quote is doubled,
+ * which Postgres reads back verbatim whatever `standard_conforming_strings` says; NUL, which no
+ * Postgres text may hold, is refused as Postgres refuses it in a parameter. Statement text still
+ * comes from server code only; callers' values never reach it any other way.
+ */
+import type postgres from "postgres";
+
+/** A literal that Postgres reads as `value`, the way a parameter of unknown type would be read. */
+export function sqlLiteral(value: unknown): string {
+  if (value === null) return "NULL";
+  switch (typeof value) {
+    case "boolean":
+      return value ? "true" : "false";
+    case "number":
+    case "string":
+      return quoted(String(value));
+    case "bigint":
+      return `${quoted(String(value))}::int8`;
+    case "undefined":
+      throw Object.assign(new Error("Undefined values are not allowed"), {
+        code: "UNDEFINED_VALUE",
+      });
+  }
+  if (value instanceof Date) return `${quoted(value.toISOString())}::timestamptz`;
+  if (value instanceof Uint8Array) return `'\\x${hex(value)}'::bytea`;
+  if (Array.isArray(value)) return quoted(arrayText(value));
+  return quoted(JSON.stringify(value));
+}
+
+function quoted(text: string): string {
+  if (text.includes("\0")) {
+    throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+      code: "22021",
+    });
+  }
+  return `E'${text.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
+}
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A Postgres array's text form (`{1,"two",NULL}`); objects in it are JSON. */
+function arrayText(items: readonly unknown[]): string {
+  const elements = items.map((item) => {
+    if (item === null || item === undefined) return "NULL";
+    if (Array.isArray(item)) return arrayText(item);
+    const text = typeof item === "object" && !(item instanceof Date)
+      ? JSON.stringify(item)
+      : item instanceof Date
+      ? item.toISOString()
+      : String(item);
+    return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+  });
+  return `{${elements.join(",")}}`;
+}
+
+/** postgres.js's typed value (`sql.json(x)` and `sql.typed(x, oid)`). */
+interface TypedParameter {
+  value: unknown;
+  type: number;
+}
+
+function isTypedParameter(value: unknown): value is TypedParameter {
+  return typeof value === "object" && value !== null && value.constructor?.name === "Parameter" &&
+    typeof (value as { type?: unknown }).type === "number";
+}
+
+/** The literal of a value or of a postgres.js typed value (JSON as JSON, whatever its value). */
+function literalOf(value: unknown): string {
+  if (!isTypedParameter(value)) return sqlLiteral(value);
+  if (value.type === JSONB || value.type === JSON_TYPE) {
+    return `${quoted(JSON.stringify(value.value))}::${value.type === JSONB ? "jsonb" : "json"}`;
+  }
+  return sqlLiteral(value.value);
+}
+
+const JSON_TYPE = 114;
+const JSONB = 3802;
+
+/**
+ * Whether postgres.js would send `value` as a parameter: plain values and its typed values, not its
+ * query fragments, identifiers and helpers (class instances other than dates and byte arrays).
+ */
+function isValue(value: unknown): boolean {
+  if (isTypedParameter(value)) return true;
+  if (value === null || typeof value !== "object") return true;
+  if (value instanceof Date || value instanceof Uint8Array) return true;
+  if (Array.isArray(value)) return !(value[0] instanceof Promise);
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** `text` with each `$n` replaced by the literal of `params[n - 1]`. */
+export function withLiterals(text: string, params: readonly unknown[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => {
+    const index = Number(n) - 1;
+    if (index >= params.length) throw new Error(`No value for $${n}`);
+    return literalOf(params[index]);
+  });
+}
+
+/**
+ * `sql` with caller values written in as literals wherever its statement would go unnamed: with
+ * `prepared` false (the pool prepares nothing), everywhere: in tagged templates, in the row
+ * helpers (`sql(values, keys)`: objects and arrays of numbers; an array of strings stays
+ * identifiers) and in `unsafe(text, params)`. With `prepared` true, only in an `unsafe` that does
+ * not ask for `prepare: true`. A value this misses is still sent as a parameter, correct and one
+ * round trip slower.
+ */
+export function withLiteralValues<S extends postgres.Sql>(sql: S, prepared: boolean): S {
+  const fragment = (value: unknown) => sql.unsafe(literalOf(value));
+  const asFragments = (row: unknown): unknown => {
+    if (Array.isArray(row)) {
+      return row.every((x) => typeof x === "number") ? row.map(fragment) : row.map(asFragments);
+    }
+    if (typeof row !== "object" || row === null || !isValue(row)) return row;
+    return Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [key, isValue(value) ? fragment(value) : value]),
+    );
+  };
+  return new Proxy(sql, {
+    apply(target, self, args: unknown[]) {
+      if (prepared) return Reflect.apply(target, self, args);
+      const [first, ...rest] = args;
+      if (Array.isArray(first) && "raw" in first) {
+        return Reflect.apply(target, self, [
+          first,
+          ...rest.map((value) => isValue(value) ? fragment(value) : value),
+        ]);
+      }
+      return Reflect.apply(target, self, [asFragments(first), ...rest]);
+    },
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property !== "unsafe") return value;
+      return (text: string, params?: unknown, options?: postgres.UnsafeQueryOptions) => {
+        if (!Array.isArray(params) || params.length === 0 || (prepared && options?.prepare)) {
+          return target.unsafe(text, params as never, options);
+        }
+        const { prepare: _, ...rest } = options ?? {};
+        return target.unsafe(withLiterals(text, params), [], rest);
+      };
+    },
+  });
+}
