@@ -5,6 +5,7 @@ import {
   call,
   type CallResult,
   failMessage,
+  freshToken,
   makeApiKey,
   makeUser,
   randomIp,
@@ -282,4 +283,35 @@ test("the catalogued API-key and grant refusals are the ones the SQL openers rai
   for (const message of Object.values(raisedInSql)) {
     ok(sql.includes(`'${message}'`), message);
   }
+});
+
+// A small POST's database work runs while its budget is checked (budget.ts): a write whose budget
+// is refused must roll back, and the answer is the refusal, as when the budget was checked first.
+test("a write refused by the rate budget answers 429 and writes nothing, though it ran meanwhile", async () => {
+  const gm = await makeUser({ tier: 1 });
+  const token = await freshToken(gm);
+  const limit = 240; // the jwt bucket (rate_limit.ts)
+  for (let sent = 0; sent < limit; sent += 20) {
+    const batch = Array.from(
+      { length: Math.min(20, limit - sent) },
+      () => call("find-spell", { id: 1 }, { token }),
+    );
+    for (const res of await Promise.all(batch)) equal(res.status, 200);
+  }
+  const refused = await call("create-campaign", { name: "Over budget" }, { token });
+  match(failMessage(refused, 429), /^Rate limit exceeded/);
+  equal(refused.headers.get("x-ratelimit-remaining"), "0");
+  const again = await call("create-campaign", { name: "Over budget" }, { token });
+  equal(again.status, 429);
+  const read = await call("find-spell", { id: 1 }, { token });
+  equal(read.status, 429);
+  const [row] = await adminSql<{ n: number }[]>`
+    select count(*)::int as n from public.campaign where user_id = ${gm.user_id}`;
+  equal(row?.n, 0);
+  // Another token of the same account has its own budget, and its write lands.
+  successData(
+    await call("create-campaign", { name: "Within budget" }, {
+      token: gm.access_token,
+    }),
+  );
 });

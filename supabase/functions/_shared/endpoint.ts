@@ -1,12 +1,7 @@
 import type { z } from "zod";
-import { noteAddressWindow, noteRefused, noteResolved } from "./auth/api_key_standing.ts";
+import { noteRefused, noteResolved } from "./auth/api_key_standing.ts";
 import { bearerHeader } from "./auth/classify_bearer.ts";
-import {
-  type Bucket,
-  type Credential,
-  resolveCredential,
-  type UsableCredential,
-} from "./auth/credential.ts";
+import { type Credential, resolveCredential, type UsableCredential } from "./auth/credential.ts";
 import { actsForUser, type Identity } from "./auth/identity.ts";
 import {
   type AuthKind,
@@ -39,7 +34,8 @@ import {
   Unavailable,
 } from "./envelope.ts";
 import { log } from "./log.ts";
-import { consumeRateLimit, rateLimitHeaders, type WindowResult } from "./rate_limit.ts";
+import { rateLimitHeaders } from "./rate_limit.ts";
+import { Budget, consume } from "./budget.ts";
 import { hasSmallBody, parseJsonBody, readBodyCapped } from "./read_body.ts";
 import { refusals } from "./refusals.ts";
 import { sha256Hex } from "./sha256.ts";
@@ -102,6 +98,11 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
    * Idempotency-Key, whose bookkeeping adds statements.
    */
   oneStatement?: (body: z.output<S>) => boolean;
+  /**
+   * `run` only reads: its transaction is `read only` (Postgres refuses any write in it), so it may
+   * run and commit before the caller's rate budget is known; the answer still waits for it.
+   */
+  readOnly?: boolean;
 }
 
 /** A handler that is one read statement (see `DbServerSide.read`). */
@@ -185,6 +186,7 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
     const requestId = crypto.randomUUID();
     let headers: Record<string, string> = { "X-Request-Id": requestId };
     let credential: Credential | null = null;
+    let budget: Budget | null = null;
     let response: Response;
     try {
       if (req.method === "OPTIONS") {
@@ -203,9 +205,12 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
         serviceSecretFor(spec),
         clientIp,
       );
-      const window = await consumeBudgets(credential.buckets, spec.ingress);
-      headers = { ...headers, ...rateLimitHeaders(window) };
-      if (!window.success) throw refusals.rateLimited(headers);
+      budget = new Budget(credential.buckets, spec.ingress);
+      // A small POST's database work runs while its budget is checked, unless the caller was
+      // refused a moment ago; anything else waits for the verdict first.
+      const overlaps = spec.database !== false && early !== null && req.method === "POST" &&
+        credential.kind !== "refused" && !budget.refusedRecently;
+      if (!overlaps) headers = { ...headers, ...await budget.verdict() };
       // After the rate limit, so a refused method counts and carries the budget headers too.
       if (req.method !== "POST") throw refusals.methodNotAllowed();
       if (credential.kind === "refused") throw credential.refusal;
@@ -227,7 +232,14 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
         const retryable = key === null || !actsForUser(caller)
           ? null
           : { key, endpoint: name, bodyHash: sha256Hex(text) };
-        data = await runInTransaction(spec, base, caller, retryable);
+        data = await runInTransaction(spec, base, caller, retryable, overlaps ? budget : null);
+      }
+      // Nothing is answered before the verdict: a refused budget outranks any answer.
+      try {
+        headers = { ...headers, ...await budget.verdict() };
+      } catch (refusal) {
+        if (data instanceof RowStream) await data.transaction.end(false).catch(() => {});
+        throw refusal;
       }
       if (data instanceof RowStream) {
         const check = (batch: readonly unknown[]) => checkedList(spec.result, batch);
@@ -244,7 +256,15 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
         response = jsonResponse(successBody(checkedResult(spec.result, data)), 200, headers);
       }
     } catch (e) {
-      response = answer(e, credential, headers, requestId, name);
+      // A refused budget outranks every other answer, as when it is checked first; any answer
+      // carries the budget's headers.
+      let refusal: unknown = null;
+      try {
+        if (budget) headers = { ...headers, ...await budget.verdict() };
+      } catch (refused) {
+        refusal = refused;
+      }
+      response = answer(refusal ?? e, credential, headers, requestId, name);
     }
     log.info("request", {
       fn: name,
@@ -278,24 +298,6 @@ function serviceSecretFor(spec: EndpointContract): string | undefined {
 }
 
 type Store = EndpointContract["ingress"];
-
-/**
- * Counts the request in each of its buckets; the first that refuses decides the answer, else the
- * first bucket's window is the one reported.
- */
-async function consumeBudgets(buckets: readonly Bucket[], store: Store): Promise<WindowResult> {
-  const windows = await Promise.all(buckets.map((b) => consume(b, store)));
-  const reported = windows.find((w) => !w.success) ?? windows[0];
-  if (!reported) throw new Error("A credential always counts against at least one bucket");
-  return reported;
-}
-
-/** Counts one request in a bucket; what an address's window says is noted for API-key lookups. */
-async function consume(bucket: Bucket, store: Store): Promise<WindowResult> {
-  const window = await consumeRateLimit(bucket.kind, bucket.identifier, store);
-  if (bucket.kind === "ip") noteAddressWindow(bucket.identifier, window);
-  return window;
-}
 
 /**
  * Resolves an API key in a transaction of its own: for an endpoint without database work, and to
@@ -342,7 +344,8 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   spec: DbEndpointSpec<S, R>,
   base: Omit<HandlerContext<z.output<S>>, "caller">,
   credential: UsableCredential,
-  retryable: IdempotentRequest | null = null,
+  retryable: IdempotentRequest | null,
+  pending: Budget | null,
 ): Promise<unknown> {
   const read = spec.read;
   if (read && (read.when?.(base.body) ?? true)) {
@@ -370,10 +373,16 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
     return checked;
   };
   const characterId = spec.characterGrant?.(base.body) ?? null;
+  const readOnly = spec.readOnly === true;
   const commitAhead = retryable === null && (spec.oneStatement?.(base.body) ?? false);
+  // A write of one round trip sends its COMMIT in its first write: it starts once the budget is
+  // known. Any other write commits only once it is (`beforeCommit`); a read needs neither.
+  if (commitAhead && !readOnly) await pending?.verdict();
   const { value: outcome, actedAs } = await transactionAs(credential, spec.ingress, handle, {
     characterId,
     commitAhead,
+    readOnly,
+    beforeCommit: readOnly || commitAhead || !pending ? undefined : () => pending.verdict(),
   });
   if (!(outcome instanceof AfterCommit)) return outcome;
   const same = async <T>(fn: (tx: Tx) => Promise<T>) => (await asCaller(actedAs, fn)).value;

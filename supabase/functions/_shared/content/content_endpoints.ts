@@ -24,6 +24,7 @@ export function findContentEndpoint(type: ContentTypeName): EndpointHandler {
       result: (rows, body) => oneOrMany(body.id, rows) as FoundRows,
     },
     run: async ({ body, tx }) => await findAllContent(tx, table, body) as FoundRows | RowStream,
+    readOnly: true,
   });
 }
 

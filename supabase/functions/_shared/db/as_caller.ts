@@ -64,13 +64,17 @@ export interface ReadStatement {
 }
 
 /**
- * How a one-statement read runs: BEGIN, the opener, the plan mode, the statement and COMMIT reach
+ * How a one-statement read runs: BEGIN (read only), the opener, the plan mode, the statement and COMMIT reach
  * Postgres in one write, and their answers come back together. Planning the policy-expanded
  * statement costs Postgres more than running it, and its plan does not depend on the values (ids,
  * names): the transaction uses the cached generic plan, which halved the Postgres CPU of a find by
  * id (docs/performance.md).
  */
-export const ONE_ROUND_TRIP_READ: TransactionOptions = { commitAhead: true, genericPlans: true };
+export const ONE_ROUND_TRIP_READ: TransactionOptions = {
+  commitAhead: true,
+  genericPlans: true,
+  readOnly: true,
+};
 
 /** Sends a read statement in `tx`, as a named statement when the pool prepares them. */
 export function readStatement(tx: Tx, statement: ReadStatement): Promise<postgres.Row[]> {

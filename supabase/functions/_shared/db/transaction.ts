@@ -19,6 +19,17 @@ export interface TransactionOptions {
   commitAhead?: boolean;
   /** The opener also asks for cached generic plans for the rest of the transaction. */
   genericPlans?: boolean;
+  /**
+   * After its opener the transaction may only read (`set transaction read only`): Postgres refuses
+   * any write the handler attempts.
+   */
+  readOnly?: boolean;
+  /**
+   * Awaited once `fn` has finished, before COMMIT (or before a held transaction is handed over):
+   * if it throws, the transaction is rolled back and its error is the answer. Not with
+   * `commitAhead`.
+   */
+  beforeCommit?: (() => Promise<unknown>) | undefined;
 }
 
 /**
@@ -44,10 +55,15 @@ export async function inTransaction<O extends postgres.Row[], T>(
       ? reserved.unsafe(`set local role ${REQUEST_LOGIN_ROLE}`).execute()
       : Promise.resolve();
     const opening = open(reserved).execute();
+    // After the opener, which may note an API key's use; a read-only mode may be set at any point.
+    const limited = options.readOnly
+      ? reserved.unsafe("set transaction read only").execute()
+      : Promise.resolve();
     // Handled below, once `fn` has finished: an opening error outranks what it caused in `fn`.
     begun.catch(() => {});
     switched.catch(() => {});
     opening.catch(() => {});
+    limited.catch(() => {});
 
     const tx = guard(reserved, watch);
     // Called now, so what `fn` sends before its first await precedes a COMMIT sent ahead; a throw
@@ -65,13 +81,26 @@ export async function inTransaction<O extends postgres.Row[], T>(
     } catch (error) {
       outcome = { error: watch.seen(error) };
     }
-    const started = await Promise.race([Promise.allSettled([begun, switched, opening]), deadline]);
+    const started = await Promise.race([
+      Promise.allSettled([begun, switched, opening, limited]),
+      deadline,
+    ]);
     const refusal = started.find((s) => s.status === "rejected")?.reason;
     if (refusal !== undefined || "error" in outcome) {
       // A COMMIT sent ahead ends the failed transaction as a rollback.
       const ending = committed ?? reserved.unsafe("rollback");
       if (!watch.lost) await Promise.race([ending, deadline]).catch(() => {});
       throw watch.seen(refusal ?? ("error" in outcome ? outcome.error : undefined));
+    }
+    if (!committed && options.beforeCommit) {
+      try {
+        await Promise.race([options.beforeCommit(), deadline]);
+      } catch (denied) {
+        if (!watch.lost) {
+          await Promise.race([reserved.unsafe("rollback"), deadline]).catch(() => {});
+        }
+        throw denied;
+      }
     }
     if (!committed && outcome.value instanceof Held) {
       const opened = await opening;
