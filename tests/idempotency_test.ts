@@ -9,6 +9,7 @@ import {
   call,
   failMessage,
   fetchFrom,
+  localOnly,
   makeApiKey,
   makeUser,
   randomIp,
@@ -256,3 +257,39 @@ test("a function's sub-path cannot pass for another endpoint: no API key is ever
     select count(*)::int as n from private.idempotent_request where answer::text like '%api_key%'`;
   equal(kept?.n, 0);
 });
+
+// The answer is kept by a statement the COMMIT follows without waiting (endpoint.ts): when that
+// statement fails, the COMMIT ends a failed transaction, and the write must not be reported done.
+localOnly(
+  "a keyed write whose answer cannot be kept answers an error and writes nothing",
+  async () => {
+    const user = await makeUser();
+    await adminSql`
+    create or replace function private.remember_idempotent_answer(
+      p_key text, p_status smallint, p_answer jsonb)
+    returns void language plpgsql as $$ begin raise exception 'nowhere to keep it'; end $$`;
+    try {
+      const res = await call("create-character", { name: "Unkept" }, {
+        token: user.access_token,
+        headers: withKey(crypto.randomUUID()),
+      });
+      notEqual(res.body?.status, "success", JSON.stringify(res.body));
+      equal(await characterCount(user.user_id), 0);
+    } finally {
+      await adminSql`
+      create or replace function private.remember_idempotent_answer(
+        p_key text, p_status smallint, p_answer jsonb)
+      returns void language sql security definer set search_path = '' as $$
+        update private.idempotent_request
+        set status = p_status, answer = p_answer
+        where scope = private.idempotency_scope() and key = p_key
+      $$`;
+    }
+    successData(
+      await call("create-character", { name: "Kept" }, {
+        token: user.access_token,
+        headers: withKey(crypto.randomUUID()),
+      }),
+    );
+  },
+);

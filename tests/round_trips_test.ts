@@ -30,6 +30,8 @@ for (const prepare of [true, false]) {
         "delete-content (spell)": 1,
         // The cursor's first batch, then COMMIT once the answer is known to be whole.
         "find-spell {} (official)": 2,
+        // The claim with the work, then the answer kept with the COMMIT.
+        "create-character, Idempotency-Key": 2,
       };
       for (const [label, count] of Object.entries(expected)) {
         equal(roundTrips.get(label), count, `${label}: ${JSON.stringify(counted)}`);

@@ -364,12 +364,22 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   type Outcome = z.input<R> | AfterCommit<z.input<R>> | RowStream;
   const work = (tx: Tx): Promise<Outcome> => run({ ...base, caller, tx });
   // With an Idempotency-Key, the key is claimed and the answer kept in the same transaction.
+  let kept: Promise<void> | null = null;
   const handle = retryable === null ? work : async (tx: Tx): Promise<Outcome> => {
-    await claimKey(tx, retryable);
-    const outcome = await work(tx);
+    // The work is sent right behind the claim, without waiting for it: both go in one round trip,
+    // and when the claim finds an earlier request the work is rolled back with the transaction.
+    const claimed = claimKey(tx, retryable);
+    const working = work(tx);
+    working.catch(() => {}); // the claim's refusal, when there is one, is the answer
+    await claimed;
+    const outcome = await working;
     if (outcome instanceof AfterCommit || outcome instanceof RowStream) return outcome;
     const checked = checkedResult(spec.result, outcome) as z.input<R>;
-    await rememberAnswer(tx, retryable, 200, successBody(checked));
+    // Not awaited here: the COMMIT goes out right behind it. Should it fail, that COMMIT ends a
+    // failed transaction (a rollback, which Postgres does not report as an error): its own error,
+    // awaited once the transaction has ended, is then the answer.
+    kept = rememberAnswer(tx, retryable, 200, successBody(checked));
+    kept.catch(() => {});
     return checked;
   };
   const characterId = spec.characterGrant?.(base.body) ?? null;
@@ -384,6 +394,7 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
     readOnly,
     beforeCommit: readOnly || commitAhead || !pending ? undefined : () => pending.verdict(),
   });
+  await kept;
   if (!(outcome instanceof AfterCommit)) return outcome;
   const same = async <T>(fn: (tx: Tx) => Promise<T>) => (await asCaller(actedAs, fn)).value;
   const final = await outcome.step({ transaction: same });

@@ -45,6 +45,7 @@ export class Replay {
  * Claims the key inside the request's transaction: the first request goes on; a repeat with the
  * same body throws its stored answer as a `Replay`, with another body a 422, and while the first
  * is still being answered a 409. A concurrent repeat waits for the first's transaction to end.
+ * The claim is sent at the call (not at the first await), so statements sent after it run after it.
  */
 export async function claimKey(tx: Tx, request: IdempotentRequest): Promise<void> {
   const [earlier] = await tx<
@@ -56,7 +57,7 @@ export async function claimKey(tx: Tx, request: IdempotentRequest): Promise<void
       answering: boolean;
     }[]
   >`select * from private.claim_idempotency_key(
-      ${request.key}, ${request.endpoint}, ${request.bodyHash})`;
+      ${request.key}, ${request.endpoint}, ${request.bodyHash})`.execute();
   if (!earlier) return;
   if (earlier.endpoint !== request.endpoint || earlier.body_hash !== request.bodyHash) {
     throw new Fail(
@@ -86,7 +87,10 @@ export async function claimKey(tx: Tx, request: IdempotentRequest): Promise<void
   throw new Replay(earlier.status, earlier.answer);
 }
 
-/** Keeps the answer of the request that claimed the key, in its transaction. */
+/**
+ * Keeps the answer of the request that claimed the key, in its transaction. Sent at the call, so a
+ * COMMIT sent before the returned promise settles follows it in the same write.
+ */
 export async function rememberAnswer(
   tx: Tx,
   request: IdempotentRequest,
@@ -94,5 +98,5 @@ export async function rememberAnswer(
   body: unknown,
 ): Promise<void> {
   await tx`select private.remember_idempotent_answer(
-    ${request.key}, ${status}::smallint, ${tx.json(body as never)})`;
+    ${request.key}, ${status}::smallint, ${tx.json(body as never)})`.execute();
 }
