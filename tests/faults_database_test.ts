@@ -134,8 +134,9 @@ Deno.test({
       const find = () =>
         post(server.functionsUrl, "find-api-client", {}, { token: owner.token, ip: randomIp() });
       equal((await find()).body.status, "success");
-      // Every new connection now gets through its startup and is dropped at its first query:
-      // postgres.js's own fetch of the array types, which no caller awaits.
+      // Every new connection now gets through its startup and is dropped at its first query (the
+      // request's own, or, through TLS, postgres.js's fetch of the array types, which no caller
+      // awaits).
       proxy.dropAfterStartup = true;
       proxy.dropConnections();
       // A call waits for a connection at most RESERVE_WAIT_MS (3 s, `_shared/db.ts`).

@@ -235,6 +235,11 @@ test("literal values: hostile text, arrays and JSON come back from Postgres exac
     b: true,
     z: null,
   });
+  // Arrays are parsed by the project's own reader (array_types.ts): quoting, NULL and nesting.
+  const awkward = ["NULL", null, "", "a,b", "{x}", ' "q" ', "\\"];
+  const [arrays] = await sql<{ t: (string | null)[]; n: number[][]; e: number[] }[]>`
+    select ${awkward}::text[] as t, array[[1, 2], [3, 4]]::bigint[] as n, '{}'::int[] as e`;
+  deepStrictEqual(arrays, { t: awkward, n: [[1, 2], [3, 4]], e: [] });
   const helper = { v: "' or true --", n: 5 };
   const built = await sql<{ v: string; n: number }[]>`
     select v, n::int from (values ${sql(helper)}) t(v, n)`;

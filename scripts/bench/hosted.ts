@@ -28,6 +28,7 @@ const limiterMs = Number(args["limiter-ms"]);
 const emulation = await startHostedEmulation({
   redisUrl: Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379",
   latency: { databaseMs, limiterMs },
+  verbose: Deno.env.get("BENCH_VERBOSE") === "1",
 });
 try {
   const owner = await import("postgres").then((m) => m.default(emulation.ownerUrl, { max: 1 }));

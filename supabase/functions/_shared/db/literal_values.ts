@@ -16,6 +16,7 @@
  * comes from server code only; callers' values never reach it any other way.
  */
 import type postgres from "postgres";
+import { arrayText } from "./array_types.ts";
 
 /** A literal that Postgres reads as `value`, the way a parameter of unknown type would be read. */
 export function sqlLiteral(value: unknown): string {
@@ -50,21 +51,6 @@ function quoted(text: string): string {
 
 function hex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** A Postgres array's text form (`{1,"two",NULL}`); objects in it are JSON. */
-function arrayText(items: readonly unknown[]): string {
-  const elements = items.map((item) => {
-    if (item === null || item === undefined) return "NULL";
-    if (Array.isArray(item)) return arrayText(item);
-    const text = typeof item === "object" && !(item instanceof Date)
-      ? JSON.stringify(item)
-      : item instanceof Date
-      ? item.toISOString()
-      : String(item);
-    return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
-  });
-  return `{${elements.join(",")}}`;
 }
 
 /** postgres.js's typed value (`sql.json(x)` and `sql.typed(x, oid)`). */

@@ -7,7 +7,8 @@ import { databaseUrl, env, requestDatabase } from "../env.ts";
 import { isConnectionError } from "../db_errors.ts";
 import { log } from "../log.ts";
 import { withLiteralValues } from "./literal_values.ts";
-import { coalescingSocket } from "./coalescing_socket.ts";
+import { databaseSocket } from "./database_socket.ts";
+import { ARRAY_TYPES } from "./array_types.ts";
 
 /** A transaction handle: every query a request makes runs through one. */
 export type Tx = postgres.Sql;
@@ -28,11 +29,15 @@ export const TRANSACTION_DEADLINE_MS = 7_000;
 /** Where requests connect, and whether each transaction switches to the login role itself. */
 export const requestConnection = requestDatabase();
 
-/**
- * One write per pipeline, however long (coalescing_socket.ts): postgres.js takes a socket factory,
- * which its types do not declare.
- */
-const SOCKET: Record<string, unknown> = { socket: coalescingSocket };
+/** postgres.js takes a socket factory (database_socket.ts), which its types do not declare. */
+const SOCKET: Record<string, unknown> = { socket: databaseSocket };
+
+/** Whether connections to `url` use TLS (`sslmode` or `ssl` in its query, as postgres.js reads it). */
+function usesTls(url: string): boolean {
+  const query = new URL(url).searchParams;
+  const mode = query.get("sslmode") ?? query.get("ssl");
+  return mode !== null && !["disable", "false"].includes(mode);
+}
 
 function openPool(url = requestConnection.url, max = env.DATABASE_POOL_SIZE): postgres.Sql {
   return postgres(url, {
@@ -40,6 +45,9 @@ function openPool(url = requestConnection.url, max = env.DATABASE_POOL_SIZE): po
     max,
     // Off, every query is sent unnamed, including those that ask for `prepare: true`.
     prepare: env.DATABASE_PREPARE,
+    // The array types the project uses are parsed here (array_types.ts) instead of fetched on every
+    // new connection; through TLS the fetch stays (database_socket.ts says why).
+    fetch_types: usesTls(url),
     idle_timeout: 30,
     connect_timeout: 5,
     // postgres.js waits up to 20 s between reconnect attempts after repeated failures, and queued
@@ -68,6 +76,7 @@ function openPool(url = requestConnection.url, max = env.DATABASE_POOL_SIZE): po
         serialize: (x: string) => x,
         parse: (x: string) => x.replace(" ", "T").replace(/\+00(:00)?$/, "Z"),
       },
+      ...ARRAY_TYPES,
     },
   });
 }
@@ -81,11 +90,11 @@ function openPool(url = requestConnection.url, max = env.DATABASE_POOL_SIZE): po
  */
 let pool = openPool();
 
-// postgres.js fetches the array types on every new connection in a promise nothing awaits: a
-// connection lost during that fetch rejected it unhandled, which ended the process (seen when the
-// database went away under load). A lost connection's error is absorbed here, where the requests
-// on that connection have already answered 503; any other unhandled rejection still ends the
-// process.
+// Through TLS, postgres.js fetches the array types on every new connection in a promise nothing
+// awaits: a connection lost during that fetch rejected it unhandled, which ended the process (seen
+// when the database went away under load). A lost connection's error is absorbed here, where the
+// requests on that connection have already answered 503; any other unhandled rejection still ends
+// the process.
 globalThis.addEventListener("unhandledrejection", (event) => {
   if (!isConnectionError(event.reason)) return;
   event.preventDefault();

@@ -1,0 +1,155 @@
+/**
+ * The database socket postgres.js is given (its `socket` option): it sends a pipeline in one write
+ * (`coalesceWrites`), and repairs two faults of postgres.js 3.4.9 in reading a connection
+ * (`repairReading`).
+ */
+import net from "node:net";
+import { Buffer } from "node:buffer";
+import { setImmediate } from "node:timers";
+
+/** The connection options postgres.js hands its `socket` factory (the parts used here). */
+interface SocketOptions {
+  host: string[];
+  port: number[];
+  path?: string | false;
+  fetch_types?: boolean;
+}
+
+/**
+ * A socket connecting to the first host (or the Unix socket path). It is handed over while it
+ * connects, as postgres.js's own is: what it writes waits for the connection, and a refusal, a
+ * close or its connect timeout reach postgres.js as they do on its own socket.
+ */
+export function databaseSocket(options: SocketOptions): net.Socket {
+  const socket = options.path
+    ? net.connect(options.path)
+    : net.connect(options.port[0] ?? 5432, options.host[0] ?? "localhost");
+  // postgres.js names the server by `socket.host` when it starts TLS.
+  Object.assign(socket, { host: options.host[0] });
+  const writes = coalesceWrites(socket);
+  if (options.fetch_types === false) repairReading(socket, writes);
+  return socket;
+}
+
+/**
+ * Everything postgres.js writes in one turn of the event loop leaves in one write. It buffers a
+ * pipeline and flushes it on `setImmediate`, except that it writes at once whenever its buffer
+ * reaches 1 KB: a transaction past 1 KB (any write with its values written in, literal_values.ts)
+ * went out in two writes, and under Deno the second reached Postgres only after the first had been
+ * answered, a round trip of waiting (`deno task bench:round-trips`). Corked until two turns later,
+ * after postgres.js's own flush, the pieces leave together. Returns how many writes were made.
+ */
+function coalesceWrites(socket: net.Socket): () => number {
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  let count = 0;
+  let corked = false;
+  socket.write = ((...args: unknown[]) => {
+    // postgres.js flushes its buffer on a timer it clears when a large write flushes first; under
+    // the platform's Deno 2.1 the cleared timer was seen to fire anyway, writing its emptied
+    // buffer (null), which the stream refuses by throwing where nothing catches it: the function
+    // died (the emulated platform's fuzzed creates). There is nothing to write.
+    if (args[0] === null || args[0] === undefined) return true;
+    count++;
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      setImmediate(() =>
+        setImmediate(() => {
+          corked = false;
+          socket.uncork();
+        })
+      );
+    }
+    return write(...args);
+  }) as typeof socket.write;
+  return () => count;
+}
+
+const READY_FOR_QUERY = 0x5a; // 'Z'
+const ERROR_RESPONSE = 0x45; // 'E'
+const IDLE = 0x49; // 'I'
+/** A ReadyForQuery message (idle), as the server sends it. */
+const READY = () => Buffer.from([READY_FOR_QUERY, 0, 0, 0, 5, IDLE]);
+
+/**
+ * Where the server's messages begin and end (a type byte and a 4-byte length), so the repairs below
+ * know which message was read last and whether it was read whole.
+ */
+class MessageFraming {
+  #header = new Uint8Array(5);
+  #headerBytes = 0;
+  #bodyLeft = 0;
+  /** The type of the last message whose header was read. */
+  lastType = 0;
+  readyMessages = 0;
+
+  read(chunk: Uint8Array): void {
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.#bodyLeft > 0) {
+        const taken = Math.min(this.#bodyLeft, chunk.length - at);
+        this.#bodyLeft -= taken;
+        at += taken;
+        continue;
+      }
+      this.#header[this.#headerBytes++] = chunk[at++]!;
+      if (this.#headerBytes === 5) {
+        this.#headerBytes = 0;
+        this.lastType = this.#header[0]!;
+        this.#bodyLeft = new DataView(this.#header.buffer).getUint32(1) - 4;
+        if (this.lastType === READY_FOR_QUERY) this.readyMessages++;
+      }
+    }
+  }
+
+  /** Whether the last message was read whole. */
+  get whole(): boolean {
+    return this.#bodyLeft === 0 && this.#headerBytes === 0;
+  }
+}
+
+/**
+ * Two repairs of postgres.js 3.4.9's reading of a connection, both by handing it a ReadyForQuery the
+ * server did not send (nothing is sent to the server). Plain connections only: through TLS the
+ * messages cannot be read here, and the pool fetches the types there (pool.ts).
+ *
+ * 1. Without `fetch_types`, postgres.js never hands a new connection to the reservation that opened
+ *    it (`sql.reserve()`, how every request transaction starts): at the first ReadyForQuery it
+ *    returns before the pool learns the connection is open, and the reservation waits for good. A
+ *    second ReadyForQuery takes the path that hands it over. It is given once the first has been
+ *    read, if postgres.js wrote nothing in answer (a connection opened for a query writes that
+ *    query at once; one opened for a reservation waits).
+ * 2. When the server ends a connection with an error (a terminated backend: FATAL, then close),
+ *    postgres.js keeps that error and, once the connection object reconnects for someone else,
+ *    fails their first statement with it: after one backend was terminated, an unrelated request
+ *    answered 503 "terminating connection due to administrator command" (tests/
+ *    faults_connection_test.ts, about one run in eight). Given the ReadyForQuery that would have
+ *    followed the error, postgres.js answers the statement that met it and forgets the error.
+ */
+function repairReading(socket: net.Socket, writes: () => number): void {
+  const emit = socket.emit.bind(socket) as (event: string, ...args: unknown[]) => boolean;
+  const framing = new MessageFraming();
+  let ended = false;
+  socket.emit = ((event: string, ...args: unknown[]) => {
+    if ((event === "error" || event === "close") && !ended) {
+      ended = true;
+      if (framing.whole && framing.lastType === ERROR_RESPONSE) emit("data", READY());
+      return emit(event, ...args);
+    }
+    if (event !== "data" || !(args[0] instanceof Uint8Array) || framing.readyMessages > 0) {
+      if (event === "data" && args[0] instanceof Uint8Array) framing.read(args[0]);
+      return emit(event, ...args);
+    }
+    framing.read(args[0]);
+    if (framing.readyMessages === 0) return emit(event, ...args);
+    const written = writes(); // before postgres.js reads the message and answers it
+    const handled = emit(event, ...args);
+    // Checked after postgres.js's own flush of whatever it wrote on reading that message.
+    setImmediate(() =>
+      setImmediate(() => {
+        if (writes() === written && !socket.destroyed) emit("data", READY());
+      })
+    );
+    return handled;
+  }) as typeof socket.emit;
+}
