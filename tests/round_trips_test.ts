@@ -27,6 +27,7 @@ for (const prepare of [true, false]) {
         "create-character": 1,
         "update-character": 1,
         "create-spell": 1,
+        "create-spell, update": 1,
         "delete-content (spell)": 1,
         // The cursor's first batch, then COMMIT once the answer is known to be whole.
         "find-spell {} (official)": 2,

@@ -101,6 +101,12 @@ export async function countRoundTrips(
         auth: "jwt",
       },
       {
+        label: "create-spell, update",
+        fn: "create-spell",
+        body: () => ({ id: spellId, name: `Renamed ${crypto.randomUUID()}` }),
+        auth: "jwt",
+      },
+      {
         label: "delete-content (spell)",
         fn: "delete-content",
         body: () => ({ type: "spell", id: spellId }),

@@ -5,7 +5,7 @@ import { endpoint, type EndpointHandler } from "../endpoint.ts";
 import { oneOrMany } from "../one_or_many.ts";
 import type { RowStream } from "../row_stream.ts";
 import { findAllContent, findStatement } from "./find_content.ts";
-import { insertsInOneStatement, saveContent } from "./save_content.ts";
+import { saveContent, savesInOneStatement } from "./save_content.ts";
 import { type ContentTable, contentTables } from "./tables.ts";
 
 // Over every type at once the compiler cannot pair a table's rows with its own endpoint's result;
@@ -34,9 +34,8 @@ export function createContentEndpoint(type: ContentTypeName): EndpointHandler {
   const entry = contentTypes[type];
   const insertId = "insertId" in entry ? entry.insertId : undefined;
   return endpoint(`create-${type}`, {
-    // A new record in a content source is one statement (save_content.ts).
-    oneStatement: (body) =>
-      body.id === undefined && insertsInOneStatement(table, body as Record<string, unknown>),
+    // A record in a content source is saved in one statement (save_content.ts).
+    oneStatement: (body) => savesInOneStatement(table, body as Record<string, unknown>, insertId),
     run: async ({ body, tx }) => await saveContent(tx, table, body, insertId) as SavedRow,
   });
 }

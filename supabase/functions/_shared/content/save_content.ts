@@ -25,20 +25,17 @@ export async function saveContent<S extends z.ZodObject>(
 ): Promise<z.input<S>> {
   const id = body.id;
   const isInsert = id === undefined || id === newId;
-  const values: Record<string, unknown> = {};
-  for (const column of Object.keys(table.resource.shape)) {
-    if (SERVER_MANAGED.has(column) || body[column] === undefined) continue;
-    if (!isInsert && column === table.sourceColumn) continue; // content never changes source
-    values[column] = body[column];
-  }
+  const values = writtenValues(table, body, isInsert);
   const columns = Object.keys(values).map(ident);
   const record = `jsonb_populate_record(null::public.${ident(table.table)}, $1::jsonb) r`;
   const target = `public.${ident(table.table)}`;
+  if (savesInOneStatement(table, body, newId)) {
+    return isInsert
+      ? await insertInOneStatement(tx, table, values, columns)
+      : await updateInOneStatement(tx, table, values, columns, Number(id));
+  }
 
   let savedId: number;
-  if (isInsert && insertsInOneStatement(table, values)) {
-    return await insertInOneStatement(tx, table, values, columns);
-  }
   if (isInsert) {
     if (table.sourceColumn === "content_source_id") {
       await assertWritableSource(tx, values.content_source_id);
@@ -73,17 +70,36 @@ export async function saveContent<S extends z.ZodObject>(
   return saved;
 }
 
-/**
- * Whether an insert is one statement (`insertInOneStatement`): a record in a content source, whose
- * columns are all stored ones. A new content source is not: its `keys` are computed by a function
- * that cannot see a row inserted by the same statement.
- */
-export function insertsInOneStatement(
+/** The columns a body writes: the resource's, less the server's own and, on update, the source. */
+function writtenValues(
   table: ContentTable,
-  values: Record<string, unknown>,
+  body: Record<string, unknown>,
+  isInsert: boolean,
+): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const column of Object.keys(table.resource.shape)) {
+    if (SERVER_MANAGED.has(column) || body[column] === undefined) continue;
+    if (!isInsert && column === table.sourceColumn) continue; // content never changes source
+    values[column] = body[column];
+  }
+  return values;
+}
+
+/**
+ * Whether a save is one statement (`insertInOneStatement`, `updateInOneStatement`): a record in a
+ * content source whose columns are all stored ones, inserted with its source named or updated in
+ * at least one column. A content source is not: its `keys` are computed by a function that cannot
+ * see what the same statement wrote.
+ */
+export function savesInOneStatement(
+  table: ContentTable,
+  body: Record<string, unknown>,
+  newId?: number,
 ): boolean {
-  return table.sourceColumn === "content_source_id" && values.content_source_id !== undefined &&
-    table.computed === undefined;
+  if (table.sourceColumn !== "content_source_id" || table.computed !== undefined) return false;
+  const isInsert = body.id === undefined || body.id === newId;
+  const values = writtenValues(table, body, isInsert);
+  return isInsert ? values.content_source_id !== undefined : Object.keys(values).length > 0;
 }
 
 /**
@@ -116,6 +132,44 @@ async function insertInOneStatement<S extends z.ZodObject>(
   if (row?.__readable !== true) throw fail("Content source not found");
   if (row.__writable !== true) throw fail("You do not have access to this content source");
   const { __readable: _, __writable: __, ...saved } = row;
+  return saved as z.input<S>;
+}
+
+/**
+ * The writability check, the update and the row as stored, in one statement sent at once: a record
+ * the caller cannot see is not found, one whose source it cannot write is refused, and either way
+ * nothing is written.
+ */
+async function updateInOneStatement<S extends z.ZodObject>(
+  tx: Tx,
+  table: ContentTable<S>,
+  values: Record<string, unknown>,
+  columns: string[],
+  id: number,
+): Promise<z.input<S>> {
+  const target = `public.${ident(table.table)}`;
+  const rows = await tx.unsafe(
+    `with found as (
+       select t.id, private.can_write_source(t.${ident(table.sourceColumn)}) as writable
+       from ${target} t where t.id = $2::bigint
+     ), saved as (
+       update ${target} t set ${columns.map((c) => `${c} = r.${c}`).join(", ")}
+       from jsonb_populate_record(null::${target}, $1::jsonb) r, found
+       where t.id = found.id and found.writable
+       returning t.*
+     )
+     select exists (select from found) as "__found",
+            coalesce((select writable from found), false) as "__writable",
+            exists (select from saved) as "__saved", ${selectList(table)}
+     from (select) one left join saved t on true`,
+    [values as never, id],
+  ).execute();
+  const [row] = rows;
+  if (row?.__found !== true) throw fail(`${capitalized(table.label)} not found`);
+  if (row.__writable !== true || row.__saved !== true) {
+    throw fail(`You do not have access to this ${table.label}`);
+  }
+  const { __found: _, __writable: __, __saved: ___, ...saved } = row;
   return saved as z.input<S>;
 }
 
