@@ -1,7 +1,8 @@
 /**
  * `deno task bench:hosted`: the emulated hosted shape (scripts/hosted/) measured as a client sees
  * it: for a few request kinds, the first call (the function's instance starts on it: a process of
- * the platform's Deno, its modules, its pool's first connection) and then warm calls, p50 and p99,
+ * the platform's Deno, its modules, its pool's first connection; where it did, the times from the
+ * process's spawn to its first listening and to that first answer) and then warm calls, p50 and p99,
  * with the database round trips and bytes of a warm call. Latency is injected as across a network:
  * each round trip to the pooler waits `--db-ms` (2) and each limiter answer `--limiter-ms` (5), and
  * the floor column is what that latency alone costs a warm call: the larger of the limiter call and
@@ -75,6 +76,7 @@ try {
   const rows: string[][] = [[
     "request",
     "first call ms",
+    "instance start: listening / answered ms",
     "warm p50 ms",
     "warm p99 ms",
     "db round trips",
@@ -97,7 +99,13 @@ try {
       }
       return performance.now() - started;
     };
+    const startsBefore = emulation.gateway.starts.get(kind.fn) ?? 0;
     const first = await once();
+    const answered = performance.now();
+    const times = emulation.gateway.startTimes.get(kind.fn);
+    const cold = (emulation.gateway.starts.get(kind.fn) ?? 0) > startsBefore && times?.listening
+      ? `${(times.listening - times.spawned).toFixed(0)} / ${(answered - times.spawned).toFixed(0)}`
+      : "-";
     const warm: number[] = [];
     // A character account may hold a few characters only: creates stop at the cap.
     const count = kind.fn === "create-character" ? 4 : calls;
@@ -112,6 +120,7 @@ try {
     rows.push([
       kind.label,
       first.toFixed(0),
+      cold,
       at(0.5).toFixed(1),
       at(0.99).toFixed(1),
       String(trips.roundTrips),

@@ -46,6 +46,8 @@ export class HostedGateway {
   readonly breaches: string[] = [];
   /** Instances started, by function (a new instance after a stop counts again). */
   readonly starts = new Map<string, number>();
+  /** When each function's latest instance was spawned and began to listen (performance.now()). */
+  readonly startTimes = new Map<string, { spawned: number; listening?: number }>();
   readonly #options: GatewayOptions;
   readonly #instances = new Map<string, Promise<Instance>>();
   readonly #objects = new Map<string, { type: string; bytes: ArrayBuffer }>();
@@ -163,7 +165,10 @@ export class HostedGateway {
   #instance(name: string): Promise<Instance> {
     const running = this.#instances.get(name);
     if (running) return running;
+    const times: { spawned: number; listening?: number } = { spawned: performance.now() };
+    this.startTimes.set(name, times);
     const started = Instance.start(name, this.#options, (breach) => this.breaches.push(breach));
+    started.then(() => times.listening = performance.now(), () => {});
     this.#instances.set(name, started);
     this.starts.set(name, (this.starts.get(name) ?? 0) + 1);
     started.then(
