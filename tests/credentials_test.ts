@@ -197,6 +197,7 @@ test("the anon key reads a public character but not a private one, and writes no
 });
 
 test("the anon key counts per client address: one visitor cannot spend another's budget", async () => {
+  await withinOneMinute(10_000);
   const ip = randomIp();
   const statuses: number[] = [];
   let last: CallResult | undefined;
@@ -291,6 +292,7 @@ test("a write refused by the rate budget answers 429 and writes nothing, though 
   const gm = await makeUser({ tier: 1 });
   const token = await freshToken(gm);
   const limit = 240; // the jwt bucket (rate_limit.ts)
+  await withinOneMinute(20_000);
   for (let sent = 0; sent < limit; sent += 20) {
     const batch = Array.from(
       { length: Math.min(20, limit - sent) },
