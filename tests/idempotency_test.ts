@@ -3,7 +3,7 @@
  * being done twice, per caller, for 24 hours; the key is kept in Postgres, in the write's own
  * transaction.
  */
-import { deepStrictEqual, equal, match, notEqual, ok } from "node:assert/strict";
+import { deepStrictEqual, equal, match, notEqual, ok, rejects } from "node:assert/strict";
 import {
   adminSql,
   call,
@@ -293,3 +293,20 @@ localOnly(
     );
   },
 );
+
+// A repeat's work is sent behind its claim without waiting (endpoint.ts), and a claim that finds
+// the earlier request ends the transaction while that work may still be running: whatever it sends
+// afterwards must be refused, never run on the connection another request has taken since.
+test("a statement sent after its transaction has ended is refused", async () => {
+  const { inTransaction } = await import("../supabase/functions/_shared/db/transaction.ts");
+  let late: Promise<unknown> | null = null;
+  await rejects(
+    inTransaction((tx) => tx`select 1`, (tx) => {
+      late = new Promise((resolve) => setTimeout(resolve, 50)).then(() => tx`select 1`);
+      late.catch(() => {});
+      return Promise.reject(new Error("the claim found an earlier request"));
+    }),
+    /the claim found an earlier request/,
+  );
+  await rejects(late!, /The transaction has ended/);
+});

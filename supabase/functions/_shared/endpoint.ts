@@ -103,6 +103,11 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
    * run and commit before the caller's rate budget is known; the answer still waits for it.
    */
   readOnly?: boolean;
+  /**
+   * `run` acts outside the database (a file written to Storage), which no rollback undoes: it
+   * starts only once the caller is known to be within budget, never while the budget is checked.
+   */
+  waitsForBudget?: boolean;
 }
 
 /** A handler that is one read statement (see `DbServerSide.read`). */
@@ -208,8 +213,8 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       budget = new Budget(credential.buckets, spec.ingress);
       // A small POST's database work runs while its budget is checked, unless the caller was
       // refused a moment ago; anything else waits for the verdict first.
-      const overlaps = spec.database !== false && early !== null && req.method === "POST" &&
-        credential.kind !== "refused" && !budget.refusedRecently;
+      const overlaps = spec.database !== false && spec.waitsForBudget !== true && early !== null &&
+        req.method === "POST" && credential.kind !== "refused" && !budget.refusedRecently;
       if (!overlaps) headers = { ...headers, ...await budget.verdict() };
       // After the rate limit, so a refused method counts and carries the budget headers too.
       if (req.method !== "POST") throw refusals.methodNotAllowed();
@@ -371,7 +376,14 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
     const claimed = claimKey(tx, retryable);
     const working = work(tx);
     working.catch(() => {}); // the claim's refusal, when there is one, is the answer
-    await claimed;
+    try {
+      await claimed;
+    } catch (refusal) {
+      // The work goes on sending statements until it finishes: they must all land in this
+      // transaction, which the refusal then rolls back, not after it.
+      await working.catch(() => {});
+      throw refusal;
+    }
     const outcome = await working;
     if (outcome instanceof AfterCommit || outcome instanceof RowStream) return outcome;
     const checked = checkedResult(spec.result, outcome) as z.input<R>;

@@ -16,6 +16,8 @@ function decodeBase64(text: string): Bytes {
 }
 
 serve(endpoint("upload-public-file", {
+  // The file is written to Storage before the transaction commits.
+  waitsForBudget: true,
   run: async ({ body, caller, tx }) => {
     if (!actsForUser(caller)) throw fail("User not found");
     const bytes = decodeBase64(body.data);

@@ -33,13 +33,14 @@ export function parseArray(text: string, element: (raw: string) => Element): Arr
         at++;
         while (text[at] !== '"') {
           if (text[at] === "\\") at++;
+          if (at >= text.length) throw new Error("Malformed array from the database");
           value += text[at++];
         }
         at++;
         items.push(element(value));
       } else {
         const start = at;
-        while (text[at] !== "," && text[at] !== "}") at++;
+        while (at < text.length && text[at] !== "," && text[at] !== "}") at++;
         const raw = text.slice(start, at);
         items.push(raw === "NULL" ? null : element(raw));
       }

@@ -20,6 +20,11 @@ export class ConnectionWatch {
   lost = false;
   /** Set once COMMIT has been sent ahead: the transaction takes no more statements. */
   sealed = false;
+  /**
+   * Set once the transaction has ended and its connection gone back: a statement a handler still
+   * sends (work left running after a refusal) must not reach a connection another request holds.
+   */
+  ended = false;
   #connection: PoolConnection | null = null;
 
   /** Notes whether `error` means the connection is gone; returns it. */
@@ -83,6 +88,9 @@ export function guard(reserved: postgres.ReservedSql, watch: ConnectionWatch): T
       throw Object.assign(new Error("The database connection closed during the transaction"), {
         code: "CONNECTION_CLOSED",
       });
+    }
+    if (watch.ended) {
+      throw new Error("The transaction has ended: nothing more may be sent in it");
     }
     if (watch.sealed) {
       throw new Error("The transaction's COMMIT was sent ahead: nothing may follow");

@@ -83,6 +83,8 @@ class MessageFraming {
   lastType = 0;
   readyMessages = 0;
 
+  constructor(readonly onReady: () => void = () => {}) {}
+
   read(chunk: Uint8Array): void {
     let at = 0;
     while (at < chunk.length) {
@@ -97,7 +99,10 @@ class MessageFraming {
         this.#headerBytes = 0;
         this.lastType = this.#header[0]!;
         this.#bodyLeft = new DataView(this.#header.buffer).getUint32(1) - 4;
-        if (this.lastType === READY_FOR_QUERY) this.readyMessages++;
+        if (this.lastType === READY_FOR_QUERY) {
+          this.readyMessages++;
+          this.onReady();
+        }
       }
     }
   }
@@ -119,21 +124,27 @@ class MessageFraming {
  *    second ReadyForQuery takes the path that hands it over. It is given once the first has been
  *    read, if postgres.js wrote nothing in answer (a connection opened for a query writes that
  *    query at once; one opened for a reservation waits).
- * 2. When the server ends a connection with an error (a terminated backend: FATAL, then close),
- *    postgres.js keeps that error and, once the connection object reconnects for someone else,
- *    fails their first statement with it: after one backend was terminated, an unrelated request
- *    answered 503 "terminating connection due to administrator command" (tests/
- *    faults_connection_test.ts, about one run in eight). Given the ReadyForQuery that would have
- *    followed the error, postgres.js answers the statement that met it and forgets the error.
+ * 2. When the server ends a connection with an error while a statement is in flight (a terminated
+ *    backend: FATAL, then close), postgres.js keeps that error and, once the connection object
+ *    reconnects for someone else, fails their first statement with it: after one backend was
+ *    terminated, an unrelated request answered 503 "terminating connection due to administrator
+ *    command" (tests/faults_connection_test.ts, about one run in eight). Given the ReadyForQuery
+ *    that would have followed the error, postgres.js answers the statement that met it and forgets
+ *    the error. Only once the connection has been ready and something was written since it last
+ *    was: an error that ends the start-up (too many clients) or an idle connection has no
+ *    statement to answer, and a ReadyForQuery then would hand the closing connection to a waiting
+ *    caller.
  */
 function repairReading(socket: net.Socket, writes: () => number): void {
   const emit = socket.emit.bind(socket) as (event: string, ...args: unknown[]) => boolean;
-  const framing = new MessageFraming();
+  let writtenWhenReady = 0;
+  const framing = new MessageFraming(() => (writtenWhenReady = writes()));
   let ended = false;
   socket.emit = ((event: string, ...args: unknown[]) => {
     if ((event === "error" || event === "close") && !ended) {
       ended = true;
-      if (framing.whole && framing.lastType === ERROR_RESPONSE) emit("data", READY());
+      const inFlight = framing.readyMessages > 0 && writes() > writtenWhenReady;
+      if (inFlight && framing.whole && framing.lastType === ERROR_RESPONSE) emit("data", READY());
       return emit(event, ...args);
     }
     if (event !== "data" || !(args[0] instanceof Uint8Array) || framing.readyMessages > 0) {

@@ -30,6 +30,7 @@ export function holdOpen(
             });
         }
       } finally {
+        watch.ended = true;
         watch.stopDeadline();
         give();
         if (!watch.lost) {

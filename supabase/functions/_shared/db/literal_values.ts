@@ -60,7 +60,11 @@ interface TypedParameter {
 }
 
 function isTypedParameter(value: unknown): value is TypedParameter {
-  return typeof value === "object" && value !== null && value.constructor?.name === "Parameter" &&
+  if (typeof value !== "object" || value === null) return false;
+  // By its class, never by its own properties: a caller's JSON may name any `constructor`.
+  const prototype = Object.getPrototypeOf(value);
+  return prototype !== Object.prototype && prototype !== null &&
+    prototype.constructor?.name === "Parameter" &&
     typeof (value as { type?: unknown }).type === "number";
 }
 

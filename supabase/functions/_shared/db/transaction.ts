@@ -114,6 +114,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
     return { value: outcome.value, opened: await opening };
   } finally {
     if (!handedOver) {
+      watch.ended = true;
       watch.stopDeadline();
       give();
       // A connection that closed goes back to the pool as closed (postgres.js reconnects it);
