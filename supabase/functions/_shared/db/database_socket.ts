@@ -13,6 +13,7 @@ interface SocketOptions {
   port: number[];
   path?: string | false;
   fetch_types?: boolean;
+  ssl?: unknown;
 }
 
 /**
@@ -27,7 +28,8 @@ export function databaseSocket(options: SocketOptions): net.Socket {
   // postgres.js names the server by `socket.host` when it starts TLS.
   Object.assign(socket, { host: options.host[0] });
   const writes = coalesceWrites(socket);
-  if (options.fetch_types === false) repairReading(socket, writes);
+  // Through TLS the messages cannot be read here (pool.ts fetches the types there).
+  if (options.fetch_types === false && !options.ssl) repairReading(socket, writes);
   return socket;
 }
 

@@ -32,9 +32,13 @@ export const requestConnection = requestDatabase();
 /** postgres.js takes a socket factory (database_socket.ts), which its types do not declare. */
 const SOCKET: Record<string, unknown> = { socket: databaseSocket };
 
-/** Whether connections to `url` use TLS (`sslmode` or `ssl` in its query, as postgres.js reads it). */
+/**
+ * Whether connections to `url` use TLS, by postgres.js's own reading of it: `sslmode` or `ssl` in
+ * its query, or `sslrootcert=system`.
+ */
 function usesTls(url: string): boolean {
   const query = new URL(url).searchParams;
+  if (query.get("sslrootcert") === "system") return true;
   const mode = query.get("sslmode") ?? query.get("ssl");
   return mode !== null && !["disable", "false"].includes(mode);
 }
