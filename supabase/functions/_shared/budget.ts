@@ -61,7 +61,9 @@ export class Budget {
 
   constructor(buckets: readonly Bucket[], store: Store) {
     const now = Date.now();
-    this.refusedRecently = buckets.some((b) => (refusedUntil.get(remembered(b)) ?? 0) > now);
+    // Hashing is skipped on the usual path, where no bucket has been refused lately.
+    this.refusedRecently = refusedUntil.size > 0 &&
+      buckets.some((b) => (refusedUntil.get(remembered(b)) ?? 0) > now);
     this.#verdict = consumeBudgets(buckets, store).then((window) => {
       const headers = rateLimitHeaders(window);
       if (!window.success) throw refusals.rateLimited(headers);

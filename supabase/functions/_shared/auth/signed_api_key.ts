@@ -1,5 +1,6 @@
 import { env } from "../env.ts";
 import { constantTimeEqual } from "./classify_bearer.ts";
+import { hexOf } from "../hex.ts";
 
 /**
  * API keys that carry their own proof: UUID-shaped as the interface requires (version 8, the
@@ -47,7 +48,7 @@ async function signedKey(random: Uint8Array): Promise<string> {
 }
 
 function uuidText(bytes: Uint8Array): string {
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  const hex = hexOf(bytes);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${
     hex.slice(20)
   }`;

@@ -24,12 +24,12 @@ export async function saveContent<S extends z.ZodObject>(
   newId?: number,
 ): Promise<z.input<S>> {
   const id = body.id;
-  const isInsert = id === undefined || id === newId;
+  const isInsert = insertsBody(body, newId);
   const values = writtenValues(table, body, isInsert);
   const columns = Object.keys(values).map(ident);
   const record = `jsonb_populate_record(null::public.${ident(table.table)}, $1::jsonb) r`;
   const target = `public.${ident(table.table)}`;
-  if (savesInOneStatement(table, body, newId)) {
+  if (savedInOneStatement(table, values, isInsert)) {
     return isInsert
       ? await insertInOneStatement(tx, table, values, columns)
       : await updateInOneStatement(tx, table, values, columns, Number(id));
@@ -96,10 +96,22 @@ export function savesInOneStatement(
   body: Record<string, unknown>,
   newId?: number,
 ): boolean {
+  const isInsert = insertsBody(body, newId);
+  return savedInOneStatement(table, writtenValues(table, body, isInsert), isInsert);
+}
+
+function savedInOneStatement(
+  table: ContentTable,
+  values: Record<string, unknown>,
+  isInsert: boolean,
+): boolean {
   if (table.sourceColumn !== "content_source_id" || table.computed !== undefined) return false;
-  const isInsert = body.id === undefined || body.id === newId;
-  const values = writtenValues(table, body, isInsert);
   return isInsert ? values.content_source_id !== undefined : Object.keys(values).length > 0;
+}
+
+/** Whether a body inserts: it names no id, or the id that means "new" (`newId`). */
+function insertsBody(body: Record<string, unknown>, newId?: number): boolean {
+  return body.id === undefined || body.id === newId;
 }
 
 /**

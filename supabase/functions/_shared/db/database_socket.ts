@@ -149,12 +149,10 @@ function repairReading(socket: net.Socket, writes: () => number): void {
       if (inFlight && framing.whole && framing.lastType === ERROR_RESPONSE) emit("data", READY());
       return emit(event, ...args);
     }
-    if (event !== "data" || !(args[0] instanceof Uint8Array) || framing.readyMessages > 0) {
-      if (event === "data" && args[0] instanceof Uint8Array) framing.read(args[0]);
-      return emit(event, ...args);
-    }
+    if (event !== "data" || !(args[0] instanceof Uint8Array)) return emit(event, ...args);
+    const wasReady = framing.readyMessages > 0;
     framing.read(args[0]);
-    if (framing.readyMessages === 0) return emit(event, ...args);
+    if (wasReady || framing.readyMessages === 0) return emit(event, ...args);
     const written = writes(); // before postgres.js reads the message and answers it
     const handled = emit(event, ...args);
     // Checked after postgres.js's own flush of whatever it wrote on reading that message.

@@ -16,6 +16,7 @@
  * comes from server code only; callers' values never reach it any other way.
  */
 import type postgres from "postgres";
+import { hexOf } from "../hex.ts";
 import { arrayText } from "./array_types.ts";
 
 /** A literal that Postgres reads as `value`, the way a parameter of unknown type would be read. */
@@ -35,7 +36,7 @@ export function sqlLiteral(value: unknown): string {
       });
   }
   if (value instanceof Date) return `${quoted(value.toISOString())}::timestamptz`;
-  if (value instanceof Uint8Array) return `'\\x${hex(value)}'::bytea`;
+  if (value instanceof Uint8Array) return `'\\x${hexOf(value)}'::bytea`;
   if (Array.isArray(value)) return quoted(arrayText(value));
   return quoted(JSON.stringify(value));
 }
@@ -47,10 +48,6 @@ function quoted(text: string): string {
     });
   }
   return `E'${text.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
-}
-
-function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** postgres.js's typed value (`sql.json(x)` and `sql.typed(x, oid)`). */

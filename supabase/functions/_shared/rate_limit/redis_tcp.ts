@@ -1,4 +1,5 @@
 import { setImmediate } from "node:timers";
+import { hexOf } from "../hex.ts";
 
 /** A value of the Redis protocol (RESP2). */
 export type RespValue = string | number | null | RespValue[];
@@ -263,5 +264,5 @@ function concatAll(parts: Uint8Array[]): Uint8Array {
 
 async function sha1Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-1", encoder.encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return hexOf(new Uint8Array(digest));
 }
