@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 // Every enumeration of the interface except the names of the content types (ContentRecordType,
-// ContentType), which shared/content_types.ts derives from its registry. The Postgres enum types of
+// ContentType), which are in shared/content_type_names.ts. The Postgres enum types of
 // the content baseline (20261122000300_content.sql) carry exactly these values in this order; a
 // test compares them.
 

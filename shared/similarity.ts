@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Id } from "./common.ts";
-import { ContentRecordType } from "./content_types.ts";
+import { ContentRecordType } from "./content_type_names.ts";
 import { Rarity } from "./enums.ts";
 
 /** What a similarity query compares: the record's name, or its name and description text. */

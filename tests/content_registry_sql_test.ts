@@ -10,7 +10,11 @@
 import { deepStrictEqual, equal } from "node:assert/strict";
 import type postgres from "postgres";
 import { ContentType, contentTypes } from "@shared/content_types.ts";
-import { contentTables } from "../supabase/functions/_shared/content/tables.ts";
+import { contentTable } from "../supabase/functions/_shared/content/tables.ts";
+
+const contentTables = Object.fromEntries(
+  Object.entries(contentTypes).map(([name, type]) => [name, contentTable(type)]),
+);
 import { adminSql, test } from "./_harness.ts";
 
 class Undo extends Error {}

@@ -8,7 +8,8 @@
  */
 import postgres from "postgres";
 import { selectList } from "../../supabase/functions/_shared/content/find_content.ts";
-import { contentTables } from "../../supabase/functions/_shared/content/tables.ts";
+import { contentTypes } from "@shared/content_types.ts";
+import { contentTable } from "../../supabase/functions/_shared/content/tables.ts";
 
 const sql = postgres(Deno.env.get("DATABASE_URL")!, {
   max: Number(Deno.env.get("DATABASE_POOL_SIZE") ?? 10),
@@ -18,7 +19,7 @@ const sql = postgres(Deno.env.get("DATABASE_URL")!, {
     int8: { to: 20, from: [20], serialize: String, parse: Number },
   },
 });
-const query = `select ${selectList(contentTables.spell)} from public.spell t
+const query = `select ${selectList(contentTable(contentTypes.spell))} from public.spell t
   where t.id = any($1::bigint[]) order by t.name, t.id limit 5000`;
 
 const server = Deno.serve({

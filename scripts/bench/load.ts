@@ -21,7 +21,8 @@ import { createAccount, createApiKeys, tokenFor } from "../support/accounts.ts";
 import { freshDatabase } from "../support/fresh_database.ts";
 import { ServerProcess } from "../support/server_process.ts";
 import { selectList } from "../../supabase/functions/_shared/content/find_content.ts";
-import { contentTables } from "../../supabase/functions/_shared/content/tables.ts";
+import { contentTypes } from "@shared/content_types.ts";
+import { contentTable } from "../../supabase/functions/_shared/content/tables.ts";
 import { type LoadResult, runLoad, type Shot } from "./run_load.ts";
 import { TokenPool } from "./token_pool.ts";
 import { compareWithSources } from "./sources.ts";
@@ -139,7 +140,7 @@ try {
   }
   if (characterIds.length < 64) throw new Error("Could not create the characters to update");
 
-  const rawQuery = `select ${selectList(contentTables.spell)} from public.spell t
+  const rawQuery = `select ${selectList(contentTable(contentTypes.spell))} from public.spell t
     where t.id = any($1::bigint[]) order by t.name, t.id limit 5000`;
   const scenarios: [string, Shot][] = [
     [

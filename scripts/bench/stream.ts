@@ -16,7 +16,8 @@ import { createAccount } from "../support/accounts.ts";
 import { freshDatabase } from "../support/fresh_database.ts";
 import { ServerProcess } from "../support/server_process.ts";
 import { findStatement } from "../../supabase/functions/_shared/content/find_content.ts";
-import { contentTables } from "../../supabase/functions/_shared/content/tables.ts";
+import { contentTypes } from "@shared/content_types.ts";
+import { contentTable } from "../../supabase/functions/_shared/content/tables.ts";
 import { CorpusGenerator, type CorpusRow, resolveTraits } from "./corpus.ts";
 
 const { values: args } = parseArgs({
@@ -169,7 +170,7 @@ async function jsonAgg(
   type: (typeof TYPES)[number],
   claims: unknown,
 ): Promise<{ ms: number; rows: number }> {
-  const { text: query, params } = findStatement(contentTables[type], {});
+  const { text: query, params } = findStatement(contentTable(contentTypes[type]), {});
   return await db.begin(async (tx) => {
     await tx`select private.begin_request('authenticated', ${JSON.stringify(claims)})`;
     const started = performance.now();

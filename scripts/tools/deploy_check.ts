@@ -9,7 +9,9 @@
 // deno.json can resolve, or a path outside the project fails the check. Finally every function is
 // type-checked the same way. Exits 1 on any failure.
 //
-//   deno task deploy:check
+// It also reports what each function loads when its instance starts (`--sizes`: every function).
+//
+//   deno task deploy:check [--sizes]
 import { dirname, join, normalize, relative, sep as SEPARATOR } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { pinnedDeno, runtimeDeno, runtimeDenoEnv } from "../support/deno_runtime.ts";
@@ -132,8 +134,37 @@ const UNAVAILABLE_ON_PLATFORM = new Set(["node:vm", "node:worker_threads", "node
 /** The platform's limit on a bundled function (its Limits page). */
 const MAX_BUNDLE_BYTES = 20 * 1024 * 1024;
 
-/** What each function loads: its modules (project and npm files) and their bytes. */
+/** What each function's bundle holds: its modules (project and npm files) and their bytes. */
 const sizes = new Map<string, { modules: number; bytes: number }>();
+
+/** What an instance of each function evaluates when it starts. */
+const loads = new Map<string, StartLoad>();
+
+/** The project modules an instance evaluates (its code imports, not type-only ones), and npm's. */
+interface StartLoad {
+  modules: number;
+  bytes: number;
+  packages: string[];
+}
+
+function loadedAtStart(graph: { roots: string[]; modules: ModuleInfo[] }): StartLoad {
+  const bySpecifier = new Map(graph.modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>();
+  const pending = [...graph.roots];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (seen.has(next)) continue;
+    seen.add(next);
+    for (const dependency of bySpecifier.get(next)?.dependencies ?? []) {
+      if (dependency.code?.specifier) pending.push(dependency.code.specifier);
+    }
+  }
+  const project = [...seen].filter((s) => s.startsWith("file:"));
+  return {
+    modules: project.length,
+    bytes: project.reduce((sum, s) => sum + (bySpecifier.get(s)?.size ?? 0), 0),
+    packages: [...seen].filter((s) => s.startsWith("npm:")).map((s) => s.slice(4)).sort(),
+  };
+}
 
 /**
  * What a function's bundle holds at most: the bytes of its own modules plus the whole of each npm
@@ -188,7 +219,7 @@ interface ModuleInfo {
   specifier: string;
   size?: number;
   error?: string;
-  dependencies?: { code?: { error?: string }; type?: { error?: string } }[];
+  dependencies?: { code?: { specifier?: string; error?: string }; type?: { error?: string } }[];
 }
 
 /** Checks one function in a folder holding only what its deploy uploads; returns the problems. */
@@ -215,11 +246,13 @@ async function checkFunction(
   ]);
   if (info.code !== 0) return [...problems, `deno info failed: ${info.stderr.trim()}`];
   const graph = JSON.parse(info.stdout) as {
+    roots: string[];
     modules: ModuleInfo[];
     npmPackages?: Record<string, unknown>;
   };
   const size = await bundleSize(graph);
   sizes.set(name, size);
+  loads.set(name, loadedAtStart(graph));
   if (size.bytes > MAX_BUNDLE_BYTES) {
     problems.push(`${(size.bytes / 1048576).toFixed(1)} MB to bundle, over the platform's 20 MB`);
   }
@@ -318,6 +351,17 @@ if (import.meta.main) {
         if (!entry) continue;
         const [name, size] = entry;
         console.log(`${name}: ${size.modules} files, ${(size.bytes / 1048576).toFixed(2)} MB`);
+      }
+      const byLoad = [...loads].sort((a, b) => a[1].bytes - b[1].bytes);
+      const shown = Deno.args.includes("--sizes") ? byLoad : [byLoad[0], byLoad.at(-1)];
+      console.log("evaluated when an instance starts (project modules, their bytes; npm packages):");
+      for (const entry of shown) {
+        if (!entry) continue;
+        const [name, load] = entry;
+        console.log(
+          `  ${name}: ${load.modules} modules, ${(load.bytes / 1024).toFixed(0)} KB; ` +
+            load.packages.join(", "),
+        );
       }
       console.log(
         `${uploaded} functions resolve and type-check on Deno ${await pinnedDeno(

@@ -13,6 +13,8 @@ import {
   Text,
   traitsFilter,
 } from "./fields.ts";
+import { contentType } from "./content_type.ts";
+import { AbilityBlockHit } from "../search_rows.ts";
 
 /** An ability block: an action, feat, physical feature, sense, class feature, heritage or mode. */
 export const {
@@ -44,4 +46,18 @@ export const FindAbilityBlockBody = z.strictObject({
   ...traitsFilter,
   type: AbilityBlockType.optional(),
   prerequisites: StringList.optional(),
+});
+
+/** The ability-block content type: its registry entry. */
+export const abilityBlockType = contentType({
+  name: "ability-block",
+  label: "ability block",
+  plural: "ability blocks",
+  resource: AbilityBlock,
+  save: SaveAbilityBlockBody,
+  find: FindAbilityBlockBody,
+  found: FindAbilityBlockResult,
+  searchBucket: "ability_blocks",
+  searchRow: AbilityBlockHit,
+  createRequires: ["name", "type", "content_source_id"],
 });

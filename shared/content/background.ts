@@ -7,6 +7,8 @@ import {
   recordFields,
   ShortText,
 } from "./fields.ts";
+import { contentType } from "./content_type.ts";
+import { ContentHit } from "../search_rows.ts";
 
 /** A background. */
 export const { Resource: Background, Save: SaveBackgroundBody, Result: FindBackgroundResult } =
@@ -20,3 +22,17 @@ export type Background = z.infer<typeof Background>;
 
 /** Body of find-background. */
 export const FindBackgroundBody = z.strictObject(findBase);
+
+/** The background content type: its registry entry. */
+export const backgroundType = contentType({
+  name: "background",
+  label: "background",
+  plural: "backgrounds",
+  resource: Background,
+  save: SaveBackgroundBody,
+  find: FindBackgroundBody,
+  found: FindBackgroundResult,
+  searchBucket: "backgrounds",
+  searchRow: ContentHit,
+  createRequires: ["name", "content_source_id"],
+});

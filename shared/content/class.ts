@@ -8,6 +8,8 @@ import {
   optionFields,
   recordFields,
 } from "./fields.ts";
+import { contentType } from "./content_type.ts";
+import { ContentHit } from "../search_rows.ts";
 
 /** A class. */
 export const { Resource: Class, Save: SaveClassBody, Result: FindClassResult } = contentSchemas(
@@ -24,3 +26,17 @@ export type Class = z.infer<typeof Class>;
 
 /** Body of find-class. */
 export const FindClassBody = z.strictObject(findBase);
+
+/** The class content type: its registry entry. */
+export const classType = contentType({
+  name: "class",
+  label: "class",
+  plural: "classes",
+  resource: Class,
+  save: SaveClassBody,
+  find: FindClassBody,
+  found: FindClassResult,
+  searchBucket: "classes",
+  searchRow: ContentHit,
+  createRequires: ["name", "content_source_id"],
+});

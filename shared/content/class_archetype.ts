@@ -10,6 +10,8 @@ import {
   recordFields,
   ShortText,
 } from "./fields.ts";
+import { contentType } from "./content_type.ts";
+import { ContentHit } from "../search_rows.ts";
 
 /** A change a class archetype makes to one of its class's features. */
 export const FeatureAdjustment = z.looseObject({
@@ -39,3 +41,17 @@ export type ClassArchetype = z.infer<typeof ClassArchetype>;
 
 /** Body of find-class-archetype. */
 export const FindClassArchetypeBody = z.strictObject({ ...findBase, class_id: Id.optional() });
+
+/** The class-archetype content type: its registry entry. */
+export const classArchetypeType = contentType({
+  name: "class-archetype",
+  label: "class archetype",
+  plural: "class archetypes",
+  resource: ClassArchetype,
+  save: SaveClassArchetypeBody,
+  find: FindClassArchetypeBody,
+  found: FindClassArchetypeResult,
+  searchBucket: "class_archetypes",
+  searchRow: ContentHit,
+  createRequires: ["name", "content_source_id"],
+});

@@ -9,6 +9,8 @@ import {
   ShortText,
   Text,
 } from "./fields.ts";
+import { contentType } from "./content_type.ts";
+import { ContentHit } from "../search_rows.ts";
 
 /** The access key of a key-locked source: only its owner ever reads it. */
 export const ContentSourceKeys = z.looseObject({ access_key: z.string().max(200).optional() });
@@ -93,3 +95,22 @@ export const UnlockContentSourceBody = z.strictObject({
   access_key: z.string().min(1).max(200),
 });
 export type UnlockContentSourceBody = z.infer<typeof UnlockContentSourceBody>;
+
+/** The content-source content type: its registry entry. */
+export const contentSourceType = contentType({
+  name: "content-source",
+  label: "content source",
+  plural: "content sources",
+  resource: ContentSource,
+  save: SaveContentSourceBody,
+  find: FindContentSourceBody,
+  found: FindContentSourceResult,
+  searchBucket: null,
+  searchRow: ContentHit,
+  createRequires: ["name"],
+  saveRules: [
+    "`foundry_id` is another name of `external_id`: send one, or the same value in both.",
+    "With `require_key` true the source needs `keys.access_key` of at least 8 characters " +
+    "(given now, or kept from before).",
+  ],
+});

@@ -11,6 +11,8 @@ import {
   Operations,
   ShortText,
 } from "./fields.ts";
+import { contentType } from "./content_type.ts";
+import { StatBlockHit } from "../search_rows.ts";
 
 /** A creature's presentation details. */
 export const CreatureDetails = z.looseObject({
@@ -66,3 +68,31 @@ export type Hazard = z.infer<typeof Hazard>;
 
 /** Body of find-hazard. */
 export const FindHazardBody = z.strictObject(findBase);
+
+/** The creature content type: its registry entry. */
+export const creatureType = contentType({
+  name: "creature",
+  label: "creature",
+  plural: "creatures",
+  resource: Creature,
+  save: SaveCreatureBody,
+  find: FindCreatureBody,
+  found: FindCreatureResult,
+  searchBucket: "creatures",
+  searchRow: StatBlockHit,
+  createRequires: ["name", "content_source_id"],
+});
+
+/** The hazard content type: its registry entry. */
+export const hazardType = contentType({
+  name: "hazard",
+  label: "hazard",
+  plural: "hazards",
+  resource: Hazard,
+  save: SaveHazardBody,
+  find: FindHazardBody,
+  found: FindHazardResult,
+  searchBucket: "hazards",
+  searchRow: StatBlockHit,
+  createRequires: ["name", "content_source_id"],
+});

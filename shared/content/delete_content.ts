@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Id } from "../common.ts";
-import { ContentRecordType } from "../content_types.ts";
+import { ContentRecordType } from "../content_type_names.ts";
 
 /**
  * Every type delete-content accepts: the search content types, hazards, encounters, and the

@@ -12,6 +12,8 @@ import {
   ShortText,
   Text,
 } from "./fields.ts";
+import { contentType } from "./content_type.ts";
+import { ItemHit } from "../search_rows.ts";
 
 const Coins = Int.min(0, "a price cannot be negative");
 
@@ -51,3 +53,17 @@ export type Item = z.infer<typeof Item>;
 
 /** Body of find-item (no `traits` filter, as the reference has it). */
 export const FindItemBody = z.strictObject(findBase);
+
+/** The item content type: its registry entry. */
+export const itemType = contentType({
+  name: "item",
+  label: "item",
+  plural: "items",
+  resource: Item,
+  save: SaveItemBody,
+  find: FindItemBody,
+  found: FindItemResult,
+  searchBucket: "items",
+  searchRow: ItemHit,
+  createRequires: ["name", "content_source_id"],
+});

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { Id } from "../common.ts";
 import { Availability, Rarity } from "../enums.ts";
 import { contentSchemas, Deprecated, findBase, MetaData, Name, ShortText, Text } from "./fields.ts";
+import { contentType } from "./content_type.ts";
+import { ContentHit } from "../search_rows.ts";
 
 /** A language. */
 export const { Resource: Language, Save: SaveLanguageBody, Result: FindLanguageResult } =
@@ -20,3 +22,17 @@ export type Language = z.infer<typeof Language>;
 
 /** Body of find-language. */
 export const FindLanguageBody = z.strictObject(findBase);
+
+/** The language content type: its registry entry. */
+export const languageType = contentType({
+  name: "language",
+  label: "language",
+  plural: "languages",
+  resource: Language,
+  save: SaveLanguageBody,
+  find: FindLanguageBody,
+  found: FindLanguageResult,
+  searchBucket: "languages",
+  searchRow: ContentHit,
+  createRequires: ["name", "content_source_id"],
+});

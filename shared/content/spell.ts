@@ -13,6 +13,8 @@ import {
   Text,
   traitsFilter,
 } from "./fields.ts";
+import { contentType } from "./content_type.ts";
+import { SpellHit } from "../search_rows.ts";
 
 const spell = contentSchemas("Spell", {
   name: Name,
@@ -50,3 +52,18 @@ export const FindSpellResult = spell.Result;
 
 /** Body of find-spell. */
 export const FindSpellBody = z.strictObject({ ...findBase, ...traitsFilter });
+
+/** The spell content type: its registry entry. */
+export const spellType = contentType({
+  name: "spell",
+  label: "spell",
+  plural: "spells",
+  resource: Spell,
+  save: SaveSpellBody,
+  find: FindSpellBody,
+  found: FindSpellResult,
+  searchBucket: "spells",
+  searchRow: SpellHit,
+  insertId: -1,
+  createRequires: ["name", "rank", "content_source_id"],
+});

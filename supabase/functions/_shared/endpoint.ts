@@ -3,13 +3,12 @@ import { noteRefused, noteResolved } from "./auth/api_key_standing.ts";
 import { bearerHeader } from "./auth/classify_bearer.ts";
 import { type Credential, resolveCredential, type UsableCredential } from "./auth/credential.ts";
 import { actsForUser, type Identity } from "./auth/identity.ts";
+import type { EndpointName } from "@shared/contract.ts";
 import {
   type AuthKind,
-  contract,
   DEFAULT_MAX_BODY_BYTES,
   type EndpointContract,
-  type EndpointName,
-} from "@shared/contract.ts";
+} from "@shared/contract/entry.ts";
 import type postgres from "postgres";
 import {
   asCaller,
@@ -151,22 +150,27 @@ export type EndpointSpec<S extends z.ZodType, R extends z.ZodType> =
   | DbEndpointSpec<S, R>
   | PlainEndpointSpec<S, R>;
 
-/** A request handler as `Deno.serve` takes it, carrying its declaration for the OpenAPI build. */
+/** A request handler as `Deno.serve` takes it, with its endpoint's name and database use. */
 export type EndpointHandler =
   & ((req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>)
-  & { endpoint: EndpointName };
+  & { endpoint: EndpointName; usesDatabase: boolean };
 
 /**
- * Builds the request handler of the contract entry `name` with its server side: the whole
- * pipeline, in order. The credential is resolved once (shape, signature and claims, acceptance,
+ * Builds the request handler of the contract entry `name` of `area` (a function imports its own
+ * area's table, `shared/contract/<area>.ts`, and so builds no other schemas) with its server side:
+ * the whole pipeline, in order. The credential is resolved once (shape, signature and claims, acceptance,
  * rate buckets); every refusal and database error becomes its answer in one place, `answer`.
  */
-export function endpoint<N extends EndpointName>(
+export function endpoint<
+  A extends Readonly<Record<string, EndpointContract>>,
+  N extends keyof A & EndpointName,
+>(
+  area: A,
   name: N,
-  server: ServerSide<(typeof contract)[N]>,
+  server: ServerSide<A[N]>,
 ): EndpointHandler {
   // ServerSide pairs a plain server side with the entries that say `database: false` only.
-  const spec = { ...contract[name], ...server } as EndpointSpec<z.ZodType, z.ZodType>;
+  const spec = { ...area[name], ...server } as EndpointSpec<z.ZodType, z.ZodType>;
   if (spec.database !== false) {
     if (spec.run === undefined && spec.read === undefined) {
       throw new Error(`${name} declares neither run nor read`);
@@ -178,7 +182,10 @@ export function endpoint<N extends EndpointName>(
       throw new Error(`${name}: a one-statement read cannot target a character grant`);
     }
   }
-  return Object.assign(pipeline(name, spec), { endpoint: name });
+  return Object.assign(pipeline(name, spec), {
+    endpoint: name,
+    usesDatabase: spec.database !== false,
+  });
 }
 
 function pipeline<S extends z.ZodType, R extends z.ZodType>(

@@ -1,3 +1,4 @@
+import { openEarly } from "./db/pool.ts";
 import type { EndpointHandler } from "./endpoint.ts";
 
 const captureKey = Symbol.for("rpg-builder.capture-function");
@@ -5,14 +6,16 @@ const captureKey = Symbol.for("rpg-builder.capture-function");
 type Capture = (handler: EndpointHandler) => void;
 
 /**
- * Serves a function: on the hosted platform (and `supabase functions serve`) through `Deno.serve`;
- * inside the local server, which imports every function into one process, by handing the handler
- * over instead of opening a port per function.
+ * Serves a function: on the hosted platform (and `supabase functions serve`) through `Deno.serve`,
+ * its first database connection opening at once (the request that started the instance waits for
+ * it); inside the local server, which imports every function into one process, by handing the
+ * handler over instead of opening a port per function.
  */
 export function serve(handler: EndpointHandler): void {
   const capture = (globalThis as { [captureKey]?: Capture })[captureKey];
-  if (capture) capture(handler);
-  else Deno.serve(handler);
+  if (capture) return capture(handler);
+  Deno.serve(handler);
+  if (handler.usesDatabase) openEarly();
 }
 
 /** Imports a function module and returns the handler it serves, without opening a port. */

@@ -1,3 +1,4 @@
+import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { z } from "zod";
 import { ApiClient } from "@shared/accounts.ts";
 import { issueApiKey } from "../_shared/auth/signed_api_key.ts";
@@ -5,7 +6,7 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { sha256Hex } from "../_shared/sha256.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("create-api-client", {
+serve(endpoint(accountsEndpoints, "create-api-client", {
   run: async ({ body, tx }) => {
     const apiKey = await issueApiKey();
     const [client] = await tx<z.input<typeof ApiClient>[]>`

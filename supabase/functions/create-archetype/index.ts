@@ -1,4 +1,5 @@
+import { archetypeType } from "@shared/content/archetype.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint("archetype"));
+serve(createContentEndpoint(archetypeType));

@@ -1,4 +1,5 @@
+import { backgroundType } from "@shared/content/background.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint("background"));
+serve(createContentEndpoint(backgroundType));

@@ -1,7 +1,8 @@
+import { campaignsEndpoints } from "@shared/contract/campaigns.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { saveCampaign } from "../_shared/characters/campaigns.ts";
 
-serve(endpoint("create-campaign", {
+serve(endpoint(campaignsEndpoints, "create-campaign", {
   run: async ({ body, tx }) => await saveCampaign(tx, body),
 }));

@@ -1,8 +1,9 @@
+import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { insertCharacter, updateCharacterOrFail } from "../_shared/characters/characters.ts";
 
-serve(endpoint("create-character", {
+serve(endpoint(charactersEndpoints, "create-character", {
   characterGrant: (body) => body.id,
   // The insert and the update are each one statement, sent at once.
   oneStatement: () => true,

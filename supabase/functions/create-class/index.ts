@@ -1,4 +1,5 @@
+import { classType } from "@shared/content/class.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint("class"));
+serve(createContentEndpoint(classType));

@@ -1,3 +1,4 @@
+import { moderationEndpoints } from "@shared/contract/moderation.ts";
 import { afterCommit } from "../_shared/after_commit.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
@@ -5,7 +6,7 @@ import { announceProposal } from "../_shared/moderation/announce_proposal.ts";
 import { selectContentUpdates } from "../_shared/moderation/select_content_updates.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("create-content-update", {
+serve(endpoint(moderationEndpoints, "create-content-update", {
   run: async ({ body, tx }) => {
     // The insert policy admits only the caller's own proposals to sources they can read; the
     // trigger checks the fields and the target record.

@@ -1,7 +1,8 @@
+import { campaignsEndpoints } from "@shared/contract/campaigns.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { saveEncounter } from "../_shared/characters/encounters.ts";
 
-serve(endpoint("create-encounter", {
+serve(endpoint(campaignsEndpoints, "create-encounter", {
   run: async ({ body, tx }) => await saveEncounter(tx, body),
 }));

@@ -1,4 +1,5 @@
+import { itemType } from "@shared/content/item.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint("item"));
+serve(createContentEndpoint(itemType));

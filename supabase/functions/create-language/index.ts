@@ -1,4 +1,5 @@
+import { languageType } from "@shared/content/language.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint("language"));
+serve(createContentEndpoint(languageType));

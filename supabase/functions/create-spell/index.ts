@@ -1,4 +1,5 @@
+import { spellType } from "@shared/content/spell.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint("spell"));
+serve(createContentEndpoint(spellType));

@@ -1,4 +1,5 @@
+import { traitType } from "@shared/content/trait.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint("trait"));
+serve(createContentEndpoint(traitType));

@@ -1,4 +1,5 @@
+import { versatileHeritageType } from "@shared/content/versatile_heritage.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint("versatile-heritage"));
+serve(createContentEndpoint(versatileHeritageType));

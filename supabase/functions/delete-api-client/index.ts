@@ -1,8 +1,9 @@
+import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("delete-api-client", {
+serve(endpoint(accountsEndpoints, "delete-api-client", {
   run: async ({ body, tx }) => {
     const deleted = await tx`delete from public.api_client where id = ${body.id} returning id`;
     if (deleted.length === 0) throw fail("API client not found");

@@ -1,22 +1,10 @@
-import type { DeletableType } from "@shared/content/delete_content.ts";
-import { contentTypes } from "@shared/content_types.ts";
+import { contentEndpoints } from "@shared/contract/content.ts";
+import { tableOf } from "@shared/content_type_names.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-/** The table (schema public) a type lives in: the registry's, or a play record's own. */
-function tableOf(type: DeletableType): string {
-  switch (type) {
-    case "encounter":
-    case "character":
-    case "campaign":
-      return type;
-    default:
-      return contentTypes[type].table;
-  }
-}
-
-serve(endpoint("delete-content", {
+serve(endpoint(contentEndpoints, "delete-content", {
   // The delete and, when it removed nothing, whether the record is visible at all (to say why) are
   // one statement, sent with its COMMIT.
   oneStatement: () => true,

@@ -1,3 +1,4 @@
+import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { afterCommit } from "../_shared/after_commit.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { log } from "../_shared/log.ts";
@@ -5,7 +6,7 @@ import { serve } from "../_shared/serve.ts";
 import { type ObjectName, parseObjectName } from "../_shared/storage/object_name.ts";
 import { publicFileStore } from "../_shared/storage/public_file_store.ts";
 
-serve(endpoint("delete-user", {
+serve(endpoint(accountsEndpoints, "delete-user", {
   run: async ({ tx, requestId }) => {
     // The account's stored files, listed before their records go with it (owner-only reads).
     const files = await tx<{ bucket: string; path: string }[]>`

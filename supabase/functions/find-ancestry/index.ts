@@ -1,4 +1,5 @@
+import { ancestryType } from "@shared/content/ancestry.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint("ancestry"));
+serve(findContentEndpoint(ancestryType));

@@ -1,9 +1,10 @@
+import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { z } from "zod";
 import { ApiClient } from "@shared/accounts.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("find-api-client", {
+serve(endpoint(accountsEndpoints, "find-api-client", {
   run: async ({ tx }) =>
     await tx<z.input<typeof ApiClient>[]>`
       select id, name, description, created_at, last_used_at

@@ -1,8 +1,9 @@
+import { campaignsEndpoints } from "@shared/contract/campaigns.ts";
 import { actsForUser } from "../_shared/auth/identity.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { findCampaigns } from "../_shared/characters/campaigns.ts";
 
-serve(endpoint("find-campaign", {
+serve(endpoint(campaignsEndpoints, "find-campaign", {
   run: async ({ body, caller, tx }) => await findCampaigns(tx, body, actsForUser(caller)),
 }));

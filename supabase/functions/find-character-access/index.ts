@@ -1,10 +1,11 @@
+import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { z } from "zod";
 import { AuthorizedClient } from "@shared/character_access.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { assertOwnCharacter } from "../_shared/characters/access.ts";
 
-serve(endpoint("find-character-access", {
+serve(endpoint(charactersEndpoints, "find-character-access", {
   run: async ({ body, tx }) => {
     await assertOwnCharacter(tx, body.character_id);
     return await tx<z.input<typeof AuthorizedClient>[]>`

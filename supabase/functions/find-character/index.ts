@@ -1,10 +1,11 @@
+import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { oneOrMany } from "../_shared/one_or_many.ts";
 import { serve } from "../_shared/serve.ts";
 import { selectCharacters } from "../_shared/characters/characters.ts";
 
-serve(endpoint("find-character", {
+serve(endpoint(charactersEndpoints, "find-character", {
   characterGrant: (body) => typeof body.id === "number" ? body.id : undefined,
   run: async ({ body, caller, tx }) => {
     // The interface's rule for API keys: one character per call (grants are per character).

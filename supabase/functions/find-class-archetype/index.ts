@@ -1,4 +1,5 @@
+import { classArchetypeType } from "@shared/content/class_archetype.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint("class-archetype"));
+serve(findContentEndpoint(classArchetypeType));

@@ -1,4 +1,5 @@
+import { classType } from "@shared/content/class.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint("class"));
+serve(findContentEndpoint(classType));

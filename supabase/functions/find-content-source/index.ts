@@ -1,16 +1,18 @@
 import type { z } from "zod";
 import type { ContractOf } from "@shared/contract.ts";
 import { findAllContent, findStatement } from "../_shared/content/find_content.ts";
-import { contentTables } from "../_shared/content/tables.ts";
+import { contentTable } from "../_shared/content/tables.ts";
+import { contentSourceType } from "@shared/content/content_source.ts";
+import { contentRecordEndpoints } from "@shared/contract/content_records.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { oneOrMany } from "../_shared/one_or_many.ts";
 import { serve } from "../_shared/serve.ts";
 
 type Found = z.input<ContractOf<"find-content-source">["result"]>;
 
-const table = contentTables["content-source"];
+const table = contentTable(contentSourceType);
 
-serve(endpoint("find-content-source", {
+serve(endpoint(contentRecordEndpoints(contentSourceType), "find-content-source", {
   // By id or external id: one statement. Otherwise every matching source, streamed.
   read: {
     when: (body) => body.id !== undefined || body.external_id !== undefined,

@@ -1,7 +1,8 @@
+import { campaignsEndpoints } from "@shared/contract/campaigns.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { selectEncounters } from "../_shared/characters/encounters.ts";
 
-serve(endpoint("find-encounter", {
+serve(endpoint(campaignsEndpoints, "find-encounter", {
   run: async ({ body, tx }) => await selectEncounters(tx, body),
 }));

@@ -1,4 +1,5 @@
+import { hazardType } from "@shared/content/creature.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint("hazard"));
+serve(findContentEndpoint(hazardType));

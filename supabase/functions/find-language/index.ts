@@ -1,4 +1,5 @@
+import { languageType } from "@shared/content/language.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint("language"));
+serve(findContentEndpoint(languageType));

@@ -1,4 +1,5 @@
+import { traitType } from "@shared/content/trait.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint("trait"));
+serve(findContentEndpoint(traitType));

@@ -1,10 +1,11 @@
+import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { ApiClientInfo } from "@shared/character_access.ts";
 import type { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("get-api-client-info", {
+serve(endpoint(charactersEndpoints, "get-api-client-info", {
   run: async ({ body, tx }) => {
     const [info] = await tx<z.input<typeof ApiClientInfo>[]>`
       select client_id, name, description, owner_user_id, owner_display_name

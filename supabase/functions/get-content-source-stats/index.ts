@@ -1,8 +1,9 @@
+import { contentEndpoints } from "@shared/contract/content.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("get-content-source-stats", {
+serve(endpoint(contentEndpoints, "get-content-source-stats", {
   run: async ({ body, tx }) => {
     // Every column the caller may read (the access key is not among them), under the read policy.
     const [source] = await tx<Record<string, unknown>[]>`

@@ -1,9 +1,10 @@
+import { contentEndpoints } from "@shared/contract/content.ts";
 import { ContentVersion } from "@shared/freshness.ts";
 import { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("get-content-versions", {
+serve(endpoint(contentEndpoints, "get-content-versions", {
   run: async ({ body, tx }) =>
     // Row-level policies leave out the sources the caller may not read.
     await tx<z.input<typeof ContentVersion>[]>`

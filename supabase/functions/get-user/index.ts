@@ -1,3 +1,4 @@
+import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import {
   OwnProfile,
   ProfileApiClient,
@@ -21,7 +22,7 @@ type ProfileRow = Omit<z.input<typeof OwnProfile>, "patreon" | "api"> & {
 type ApiClientRow = z.input<typeof ProfileApiClient>;
 type VirtualTier = NonNullable<z.input<typeof ProfileGameMaster>["virtual_tier"]>;
 
-serve(endpoint("get-user", {
+serve(endpoint(accountsEndpoints, "get-user", {
   run: async ({ body, tx }) => {
     if (body.id === undefined && body._id === undefined) {
       // The caller's own row and GM group, through their owner-only select policies.

@@ -1,8 +1,9 @@
+import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("gm-add-to-group", {
+serve(endpoint(accountsEndpoints, "gm-add-to-group", {
   run: async ({ body, tx }) => {
     const [row] = await tx<{ joined: boolean }[]>`
       select private.join_gm_group(${body.gm_user_id}::uuid, ${body.access_code}) as joined`;

@@ -1,8 +1,9 @@
+import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("gm-remove-from-group", {
+serve(endpoint(accountsEndpoints, "gm-remove-from-group", {
   run: async ({ body, tx }) => {
     const removed = await tx`
       delete from public.gm_group_member where user_id = ${body.user_id}::uuid returning user_id`;

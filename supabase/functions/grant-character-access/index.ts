@@ -1,10 +1,11 @@
+import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { CharacterGrant } from "@shared/character_access.ts";
 import type { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { assertOwnCharacter } from "../_shared/characters/access.ts";
 
-serve(endpoint("grant-character-access", {
+serve(endpoint(charactersEndpoints, "grant-character-access", {
   run: async ({ body, tx }) => {
     await assertOwnCharacter(tx, body.character_id);
     const [grant] = await tx<z.input<typeof CharacterGrant>[]>`

@@ -1,3 +1,4 @@
+import { aiEndpoints } from "@shared/contract/ai.ts";
 import { afterCommit } from "../_shared/after_commit.ts";
 import { chatCompletion } from "../_shared/ai/chat_completion.ts";
 import { endpoint } from "../_shared/endpoint.ts";
@@ -5,7 +6,7 @@ import { env } from "../_shared/env.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("open-ai-request", {
+serve(endpoint(aiEndpoints, "open-ai-request", {
   run: async ({ body, tx }) => {
     if (!env.OPENAI_BASE_URL || !env.OPENAI_API_KEY) {
       throw fail("AI generation is not configured on this server");

@@ -1,7 +1,8 @@
+import { campaignsEndpoints } from "@shared/contract/campaigns.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("remove-from-campaign", {
+serve(endpoint(campaignsEndpoints, "remove-from-campaign", {
   run: async ({ body, tx }) => {
     // The function refuses a campaign the caller does not own, and an API key without a grant on
     // the character (403). A character that has left the campaign is no longer the owner's to

@@ -1,3 +1,4 @@
+import { diagnosticsEndpoints } from "@shared/contract/diagnostics.ts";
 import { CLIENT_ERROR_LOG_LIMIT } from "@shared/diagnostics.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { CappedLog } from "../_shared/intake/capped_log.ts";
@@ -10,7 +11,7 @@ const reports = new CappedLog({
   limit: CLIENT_ERROR_LOG_LIMIT,
 });
 
-serve(endpoint("report-client-error", {
+serve(endpoint(diagnosticsEndpoints, "report-client-error", {
   run: ({ body }) => {
     // Reports over the log cap are still accepted: the client cannot act on our log volume.
     reports.write({

@@ -1,8 +1,9 @@
+import { campaignsEndpoints } from "@shared/contract/campaigns.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { assertOwnCampaign } from "../_shared/characters/campaigns.ts";
 
-serve(endpoint("reset-campaign-key", {
+serve(endpoint(campaignsEndpoints, "reset-campaign-key", {
   run: async ({ body, tx }) => {
     await assertOwnCampaign(tx, body.id);
     const [row] = await tx<{ join_key: string }[]>`

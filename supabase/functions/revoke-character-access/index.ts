@@ -1,8 +1,9 @@
+import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { assertOwnCharacter } from "../_shared/characters/access.ts";
 
-serve(endpoint("revoke-character-access", {
+serve(endpoint(charactersEndpoints, "revoke-character-access", {
   run: async ({ body, tx }) => {
     await assertOwnCharacter(tx, body.character_id);
     // Idempotent: revoking a client that holds no grant leaves it without one, as asked.

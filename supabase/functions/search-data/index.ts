@@ -1,9 +1,10 @@
+import { searchEndpoints } from "@shared/contract/search.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { advancedSearch } from "../_shared/search/advanced_search.ts";
 import { simpleSearch } from "../_shared/search/simple_search.ts";
 
-serve(endpoint("search-data", {
+serve(endpoint(searchEndpoints, "search-data", {
   // Either mode is one read statement, sent with its COMMIT.
   oneStatement: () => true,
   readOnly: true,

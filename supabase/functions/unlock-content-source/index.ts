@@ -1,12 +1,14 @@
+import { contentEndpoints } from "@shared/contract/content.ts";
 import { afterCommit } from "../_shared/after_commit.ts";
 import { findContent } from "../_shared/content/find_content.ts";
-import { contentTables } from "../_shared/content/tables.ts";
+import { contentTable } from "../_shared/content/tables.ts";
+import { contentSourceType } from "@shared/content/content_source.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { env } from "../_shared/env.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("unlock-content-source", {
+serve(endpoint(contentEndpoints, "unlock-content-source", {
   run: async ({ body, tx, clientIp }) => {
     // Wrong keys are counted per user and per client address (the database decides); an address
     // that is not the caller's own (hosted without TRUST_PROXY, every caller shows the runtime's)
@@ -19,7 +21,7 @@ serve(endpoint("unlock-content-source", {
     if (entered?.outcome !== "unlocked") {
       return afterCommit(() => Promise.reject(fail("Invalid access key")));
     }
-    const [source] = await findContent(tx, contentTables["content-source"], { id: body.id });
+    const [source] = await findContent(tx, contentTable(contentSourceType), { id: body.id });
     if (!source) throw fail("Content source not found");
     return source;
   },

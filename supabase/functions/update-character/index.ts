@@ -1,9 +1,10 @@
+import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { actsForUser } from "../_shared/auth/identity.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { updateCharacter } from "../_shared/characters/characters.ts";
 
-serve(endpoint("update-character", {
+serve(endpoint(charactersEndpoints, "update-character", {
   characterGrant: (body) => body.id,
   // Either path below is one statement, sent at once.
   oneStatement: () => true,

@@ -1,7 +1,8 @@
+import { moderationEndpoints } from "@shared/contract/moderation.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 
-serve(endpoint("update-content-update", {
+serve(endpoint(moderationEndpoints, "update-content-update", {
   run: async ({ body, tx }) => {
     // Runs as service_role; every write (claim, apply, votes, paragon) is in this one function.
     await tx`

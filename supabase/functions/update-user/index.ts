@@ -1,3 +1,4 @@
+import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import type postgres from "postgres";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
@@ -14,7 +15,7 @@ const EDITABLE = [
   "subscribed_content_sources",
 ] as const;
 
-serve(endpoint("update-user", {
+serve(endpoint(accountsEndpoints, "update-user", {
   run: async ({ body, tx }) => {
     const changes: Record<string, unknown> = {};
     for (const column of EDITABLE) {

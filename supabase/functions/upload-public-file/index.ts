@@ -1,3 +1,4 @@
+import { uploadsEndpoints } from "@shared/contract/uploads.ts";
 import { MAX_UPLOAD_BYTES } from "@shared/uploads.ts";
 import { actsForUser } from "../_shared/auth/identity.ts";
 import { endpoint } from "../_shared/endpoint.ts";
@@ -15,7 +16,7 @@ function decodeBase64(text: string): Bytes {
   return bytes;
 }
 
-serve(endpoint("upload-public-file", {
+serve(endpoint(uploadsEndpoints, "upload-public-file", {
   // The file is written to Storage before the transaction commits.
   waitsForBudget: true,
   run: async ({ body, caller, tx }) => {

@@ -1,7 +1,8 @@
+import { searchEndpoints } from "@shared/contract/search.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 import { similarityBackend } from "../_shared/similarity/similarity_backend.ts";
 
-serve(endpoint("vector-db-query-collection", {
+serve(endpoint(searchEndpoints, "vector-db-query-collection", {
   run: async ({ body, tx }) => await similarityBackend.query(tx, body),
 }));

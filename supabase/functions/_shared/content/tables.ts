@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { type ContentTypeName, contentTypes } from "@shared/content_types.ts";
+import type { ContentTypeContract } from "@shared/content/content_type.ts";
+import type { ContentTypeName } from "@shared/content_type_names.ts";
 /** How an extra find filter matches its column. */
 export interface ExtraFilter {
   column: string;
@@ -105,21 +106,15 @@ const serverSide: Record<ContentTypeName, ServerSide> = {
   "hazard": { filters: rarityAndLevel },
 };
 
-type Types = typeof contentTypes;
-
-/** Every content type as find and save see it. */
-export const contentTables = Object.fromEntries(
-  (Object.keys(contentTypes) as ContentTypeName[]).map((name) => {
-    const { table, label, resource } = contentTypes[name];
-    const { sourceColumn = "content_source_id", filters = {}, computed } = serverSide[name];
-    const entry: ContentTable = {
-      table,
-      label,
-      resource,
-      sourceColumn,
-      filters,
-      ...(computed ? { computed } : {}),
-    };
-    return [name, entry];
-  }),
-) as { readonly [T in ContentTypeName]: ContentTable<Types[T]["resource"]> };
+/** A content type as find and save see it: its registry entry and its server side. */
+export function contentTable<T extends ContentTypeContract>(type: T): ContentTable<T["resource"]> {
+  const { sourceColumn = "content_source_id", filters = {}, computed } = serverSide[type.name];
+  return {
+    table: type.table,
+    label: type.label,
+    resource: type.resource,
+    sourceColumn,
+    filters,
+    ...(computed ? { computed } : {}),
+  };
+}

@@ -148,12 +148,43 @@ function replacePool(): void {
   old.end({ timeout: 0 }).catch(() => {});
 }
 
+/** A reservation started before a request asked for one (`openEarly`), until one takes it. */
+let early: { from: postgres.Sql; reserving: Promise<postgres.ReservedSql> } | null = null;
+
+/**
+ * Starts opening a connection before any request asks for one. On the platform an instance starts
+ * because a request is waiting for it: its first connection (start-up and authentication through
+ * the pooler) then opens while that request's credential and body are checked, and the request's
+ * reservation takes it. Not taken within RESERVE_WAIT_MS, it goes back to the pool.
+ */
+export function openEarly(): void {
+  if (early !== null) return;
+  const entry = { from: pool, reserving: pool.reserve() };
+  early = entry;
+  entry.reserving.catch(() => {
+    if (early === entry) early = null;
+  });
+  const unused = setTimeout(() => {
+    if (early !== entry) return;
+    early = null;
+    entry.reserving.then((reserved) => reserved.release(), () => {});
+  }, RESERVE_WAIT_MS);
+  Deno.unrefTimer(unused);
+}
+
+/** The early reservation, once, if it belongs to `from` (the pool may have been replaced since). */
+function takeEarly(from: postgres.Sql): Promise<postgres.ReservedSql> | null {
+  const taken = early?.from === from ? early.reserving : null;
+  early = null;
+  return taken;
+}
+
 /** A connection of the caller's own, within RESERVE_WAIT_MS, or a connection error (503). */
 export async function reserveConnection(): Promise<
   { reserved: postgres.ReservedSql; give: () => void }
 > {
   const from = pool;
-  const reserving = from.reserve();
+  const reserving = takeEarly(from) ?? from.reserve();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<null>((
     resolve,

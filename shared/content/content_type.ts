@@ -1,0 +1,48 @@
+import type { z } from "zod";
+import { type ContentTypeName, tableOf } from "../content_type_names.ts";
+
+/** What the contract knows of one content type; each type's module declares its own. */
+export interface ContentTypeContract<
+  Name extends ContentTypeName = ContentTypeName,
+  Resource extends z.ZodObject = z.ZodObject,
+  Save extends z.ZodType = z.ZodType,
+  Find extends z.ZodType = z.ZodType,
+  Found extends z.ZodType = z.ZodType,
+> {
+  /** The name the API gives it: `find-<name>`, `create-<name>`. */
+  name: Name;
+  /** Table name in schema `public`. */
+  table: string;
+  /** How messages name one record: "spell", "class archetype". */
+  label: string;
+  /** How summaries name several: "spells", "ancestries". */
+  plural: string;
+  /** The resource schema; its keys are the returned columns, in order. */
+  resource: Resource;
+  /** Body of `create-<type>`. */
+  save: Save;
+  /** Body of `find-<type>`. */
+  find: Find;
+  /** Result of `find-<type>`: one record or null for one id, else a list. */
+  found: Found;
+  /** The search-data bucket of the type; null when search does not cover it. */
+  searchBucket: string | null;
+  /** The trimmed row search-data's simple mode returns in that bucket (ContentHit for most). */
+  searchRow: z.ZodObject;
+  /** An id that also means "insert" on create (the reference's spell form sends -1). */
+  insertId?: number;
+  /**
+   * The fields a new record must have (create-<type> without `id`): its table's columns that are
+   * NOT NULL without a default, and the source it goes in. A test checks them against the database.
+   */
+  createRequires: readonly string[];
+  /** Rules of create-<type> across fields, in words for the document. */
+  saveRules?: readonly string[];
+}
+
+/** A content type's entry, its table named as every table is: after the type. */
+export function contentType<const T extends Omit<ContentTypeContract, "table">>(
+  entry: T,
+): T & { table: string } {
+  return { ...entry, table: tableOf(entry.name) };
+}

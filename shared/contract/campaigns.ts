@@ -1,0 +1,66 @@
+// The endpoints of the campaigns area: campaigns, their join keys and members, and encounters.
+import { z } from "zod";
+import {
+  Campaign,
+  CreateCampaignBody,
+  FindCampaignBody,
+  RemoveFromCampaignBody,
+  ResetCampaignKeyBody,
+  ResetCampaignKeyResult,
+} from "../campaigns.ts";
+import {
+  CreateEncounterBody,
+  Encounter,
+  ENCOUNTER_REQUIRED_FIELDS,
+  FindEncounterBody,
+} from "../encounters.ts";
+import { type EndpointContract, USER_OR_KEY } from "./entry.ts";
+
+export const campaignsEndpoints = {
+  "create-campaign": {
+    summary:
+      "Creates a campaign (supporter tier 1 or higher), or with id updates one the caller owns",
+    area: "campaigns",
+    auth: USER_OR_KEY,
+    createRequires: ["name"],
+    body: CreateCampaignBody,
+    result: Campaign,
+  },
+  "create-encounter": {
+    summary:
+      "Creates an encounter (supporter tier 1 or higher), or with id updates one the caller owns",
+    area: "campaigns",
+    auth: USER_OR_KEY,
+    createRequires: ENCOUNTER_REQUIRED_FIELDS,
+    body: CreateEncounterBody,
+    result: Encounter,
+  },
+  "find-campaign": {
+    summary: "Finds campaigns by id, owner or join key; a join-key lookup lets the caller join",
+    area: "campaigns",
+    auth: ["api_key", "jwt", "none"],
+    body: FindCampaignBody,
+    result: z.array(Campaign),
+  },
+  "find-encounter": {
+    summary: "Finds the caller's own encounters by id or campaign",
+    area: "campaigns",
+    auth: USER_OR_KEY,
+    body: FindEncounterBody,
+    result: z.array(Encounter),
+  },
+  "remove-from-campaign": {
+    summary: "The campaign's owner removes a character (and its player) from the campaign",
+    area: "campaigns",
+    auth: USER_OR_KEY,
+    body: RemoveFromCampaignBody,
+    result: z.literal(true),
+  },
+  "reset-campaign-key": {
+    summary: "Gives a campaign a new join key; the old key and open join grants stop working",
+    area: "campaigns",
+    auth: USER_OR_KEY,
+    body: ResetCampaignKeyBody,
+    result: ResetCampaignKeyResult,
+  },
+} as const satisfies Record<string, EndpointContract>;

@@ -1,0 +1,92 @@
+// The endpoints of the characters area: characters, and API clients' access to them.
+import { z } from "zod";
+import {
+  ApiClientInfo,
+  AuthorizedClient,
+  CharacterGrant,
+  FindCharacterAccessBody,
+  GetApiClientInfoBody,
+  GrantCharacterAccessBody,
+  RevokeCharacterAccessBody,
+} from "../character_access.ts";
+import {
+  Character,
+  CreateCharacterBody,
+  FindCharacterBody,
+  FindCharacterResult,
+  UpdateCharacterBody,
+  UpdateCharacterResult,
+} from "../characters.ts";
+import { type EndpointContract, USER_OR_KEY } from "./entry.ts";
+
+/** What an API key may change in a character (the database refuses anything else with 403). */
+const API_KEY_CHARACTER_WRITES = [
+  "With an API key only `level`, `experience`, `hp_current`, `hp_temp`, `hero_points`, " +
+  "`stamina_current`, `resolve_current` and `inventory` may change; any other change is refused " +
+  "with 403.",
+] as const;
+
+export const charactersEndpoints = {
+  "create-character": {
+    summary: "Creates a character, or with id updates the given fields of one the caller may write",
+    area: "characters",
+    auth: USER_OR_KEY,
+    perCharacter: true,
+    // Every field has a default: a new character needs none.
+    createRequires: [],
+    rules: [
+      "An API key may update a character it holds a grant for, but not create one (403).",
+      ...API_KEY_CHARACTER_WRITES,
+    ],
+    body: CreateCharacterBody,
+    result: Character,
+  },
+  "find-character": {
+    summary: "Finds characters: one by id (or null), the caller's own, or those of a campaign",
+    area: "characters",
+    auth: USER_OR_KEY,
+    perCharacter: true,
+    rules: ["With an API key, `id` is one integer: a list of ids is refused."],
+    body: FindCharacterBody,
+    result: FindCharacterResult,
+  },
+  "find-character-access": {
+    summary: "Lists the API clients authorized on one of the caller's characters",
+    area: "characters",
+    auth: ["jwt"],
+    body: FindCharacterAccessBody,
+    result: z.array(AuthorizedClient),
+  },
+  "get-api-client-info": {
+    summary: "What a consent screen shows about an API client: its name and its owner's name",
+    area: "characters",
+    auth: ["jwt"],
+    body: GetApiClientInfoBody,
+    result: ApiClientInfo,
+  },
+  "grant-character-access": {
+    summary: "The character's owner lets an API client read and write that one character",
+    area: "characters",
+    auth: ["jwt"],
+    body: GrantCharacterAccessBody,
+    result: CharacterGrant,
+  },
+  "revoke-character-access": {
+    summary:
+      "Withdraws an API client's access to one of the caller's characters, effective at once",
+    area: "characters",
+    auth: ["jwt"],
+    body: RevokeCharacterAccessBody,
+    result: z.literal(true),
+  },
+  "update-character": {
+    summary:
+      "Updates the given fields of a character, optionally only if unchanged since a time; answers [row], or __conflict / __forbidden as data",
+    area: "characters",
+    auth: USER_OR_KEY,
+    perCharacter: true,
+    rules: API_KEY_CHARACTER_WRITES,
+    body: UpdateCharacterBody,
+    result: UpdateCharacterResult,
+  },
+} as const satisfies Record<string, EndpointContract>;
