@@ -310,3 +310,23 @@ test("a statement sent after its transaction has ended is refused", async () => 
   );
   await rejects(late!, /The transaction has ended/);
 });
+
+// postgres.js sends a query a microtask after `await` asks for it: with the COMMIT sent ahead, a
+// statement awaited without `execute()` would reach the connection after that COMMIT and run
+// outside the transaction (as the login role, on a connection that may be another's by then).
+test("with its COMMIT sent ahead, a statement sent only after it is refused", async () => {
+  const { inTransaction } = await import("../supabase/functions/_shared/db/transaction.ts");
+  await rejects(
+    inTransaction((tx) => tx`select 1`, async (tx) => await tx`select 2 as two`, {
+      commitAhead: true,
+    }),
+    /COMMIT was sent ahead/,
+  );
+  // Sent before the first await, the same statement is part of the transaction.
+  const { value } = await inTransaction(
+    (tx) => tx`select 1`,
+    async (tx) => await tx`select 2 as two`.execute(),
+    { commitAhead: true },
+  );
+  deepStrictEqual([...value], [{ two: 2 }]);
+});

@@ -29,6 +29,26 @@ for (const prepare of [true, false]) {
         "create-spell": 1,
         "create-spell, update": 1,
         "delete-content (spell)": 1,
+        // A check sent with the work it names the refusal of, in the same write.
+        "grant-character-access": 1,
+        "find-character-access": 1,
+        "revoke-character-access": 1,
+        "reset-campaign-key": 1,
+        "create-campaign, update": 1,
+        // Statements that need no answer of one another, sent together.
+        "get-user (own)": 1,
+        "get-content-source-stats": 1,
+        "find-character by id": 1,
+        "create-campaign": 1,
+        "find-campaign by id": 1,
+        "create-encounter": 1,
+        "find-encounter": 1,
+        "get-user (another's)": 1,
+        "update-user": 1,
+        "find-api-client": 1,
+        "get-content-versions": 1,
+        "find-content-update": 1,
+        "gm-users-in-group": 1,
         // The cursor's first batch, then COMMIT once the answer is known to be whole.
         "find-spell {} (official)": 2,
         // The claim with the work, then the answer kept with the COMMIT.

@@ -60,6 +60,11 @@ export async function countRoundTrips(
     const [character] = await sql<{ id: number }[]>`
       insert into public.character (name, user_id) values ('Counted', ${account.user_id})
       returning id`;
+    const [client] = await sql<{ id: number }[]>`
+      select id from public.api_client where user_id = ${account.user_id}`;
+    const [campaign] = await sql<{ id: number }[]>`
+      insert into public.campaign (name, user_id) values ('Counted', ${account.user_id})
+      returning id`;
     let spellId = 0;
     const kinds: Kind[] = [
       { label: "find-spell by id, JWT", fn: "find-spell", body: () => ({ id: 1 }), auth: "jwt" },
@@ -112,6 +117,99 @@ export async function countRoundTrips(
         body: () => ({ type: "spell", id: spellId }),
         auth: "jwt",
       },
+      {
+        label: "grant-character-access",
+        fn: "grant-character-access",
+        body: () => ({
+          client_id: client!.id,
+          user_id: account.user_id,
+          character_id: character!.id,
+        }),
+        auth: "jwt",
+      },
+      {
+        label: "find-character-access",
+        fn: "find-character-access",
+        body: () => ({ character_id: character!.id }),
+        auth: "jwt",
+      },
+      {
+        label: "revoke-character-access",
+        fn: "revoke-character-access",
+        body: () => ({ client_id: client!.id, character_id: character!.id }),
+        auth: "jwt",
+      },
+      {
+        label: "find-character by id",
+        fn: "find-character",
+        body: () => ({ id: character!.id }),
+        auth: "jwt",
+      },
+      {
+        label: "create-campaign",
+        fn: "create-campaign",
+        body: () => ({ name: "Counted" }),
+        auth: "jwt",
+      },
+      {
+        label: "create-campaign, update",
+        fn: "create-campaign",
+        body: () => ({ id: campaign!.id, name: "Recounted" }),
+        auth: "jwt",
+      },
+      {
+        label: "find-campaign by id",
+        fn: "find-campaign",
+        body: () => ({ id: campaign!.id }),
+        auth: "jwt",
+      },
+      {
+        label: "reset-campaign-key",
+        fn: "reset-campaign-key",
+        body: () => ({ id: campaign!.id }),
+        auth: "jwt",
+      },
+      {
+        label: "create-encounter",
+        fn: "create-encounter",
+        body: () => ({
+          name: "Counted",
+          icon: "i",
+          color: "c",
+          combatants: { list: [] },
+          meta_data: {},
+        }),
+        auth: "jwt",
+      },
+      { label: "find-encounter", fn: "find-encounter", body: () => ({}), auth: "jwt" },
+      { label: "get-user (own)", fn: "get-user", body: () => ({}), auth: "jwt" },
+      {
+        label: "get-user (another's)",
+        fn: "get-user",
+        body: () => ({ id: account.user_id }),
+        auth: "jwt",
+      },
+      {
+        label: "update-user",
+        fn: "update-user",
+        body: () => ({ summary: "Counted" }),
+        auth: "jwt",
+      },
+      { label: "find-api-client", fn: "find-api-client", body: () => ({}), auth: "jwt" },
+      {
+        label: "get-content-versions",
+        fn: "get-content-versions",
+        body: () => ({ ids: [source!.id] }),
+        auth: "jwt",
+      },
+      {
+        label: "get-content-source-stats",
+        fn: "get-content-source-stats",
+        body: () => ({ content_source_id: source!.id }),
+        auth: "jwt",
+      },
+      { label: "find-content-update", fn: "find-content-update", body: () => ({}), auth: "jwt" },
+      { label: "gm-users-in-group", fn: "gm-users-in-group", body: () => ({}), auth: "jwt" },
     ];
     const call = async (kind: Kind) => {
       const token = kind.auth === "jwt" ? account.token : apiKey!;

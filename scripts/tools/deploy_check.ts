@@ -354,7 +354,9 @@ if (import.meta.main) {
       }
       const byLoad = [...loads].sort((a, b) => a[1].bytes - b[1].bytes);
       const shown = Deno.args.includes("--sizes") ? byLoad : [byLoad[0], byLoad.at(-1)];
-      console.log("evaluated when an instance starts (project modules, their bytes; npm packages):");
+      console.log(
+        "evaluated when an instance starts (project modules, their bytes; npm packages):",
+      );
       for (const entry of shown) {
         if (!entry) continue;
         const [name, load] = entry;

@@ -92,8 +92,9 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
    */
   read?: OneRead<S, R>;
   /**
-   * The bodies for which `run` sends one statement and nothing after its answer: the COMMIT is sent
-   * right behind it, a write of one round trip. A handler that sends more fails loudly. Not with an
+   * The bodies for which `run` sends all it sends before it awaits any answer (one statement, or a
+   * few none of which needs another's answer): the COMMIT is sent right behind them, a transaction
+   * of one round trip. A handler that sends more after an answer fails loudly. Not with an
    * Idempotency-Key, whose bookkeeping adds statements.
    */
   oneStatement?: (body: z.output<S>) => boolean;

@@ -4,5 +4,7 @@ import { serve } from "../_shared/serve.ts";
 import { saveEncounter } from "../_shared/characters/encounters.ts";
 
 serve(endpoint(campaignsEndpoints, "create-encounter", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
   run: async ({ body, tx }) => await saveEncounter(tx, body),
 }));

@@ -4,8 +4,11 @@ import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "delete-api-client", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
   run: async ({ body, tx }) => {
-    const deleted = await tx`delete from public.api_client where id = ${body.id} returning id`;
+    const deleted = await tx`delete from public.api_client where id = ${body.id} returning id`
+      .execute();
     if (deleted.length === 0) throw fail("API client not found");
     return true as const;
   },

@@ -5,8 +5,11 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "find-api-client", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
+  readOnly: true,
   run: async ({ tx }) =>
     await tx<z.input<typeof ApiClient>[]>`
       select id, name, description, created_at, last_used_at
-      from public.api_client order by created_at, id`,
+      from public.api_client order by created_at, id`.execute(),
 }));

@@ -5,5 +5,7 @@ import { serve } from "../_shared/serve.ts";
 import { findCampaigns } from "../_shared/characters/campaigns.ts";
 
 serve(endpoint(campaignsEndpoints, "find-campaign", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
   run: async ({ body, caller, tx }) => await findCampaigns(tx, body, actsForUser(caller)),
 }));

@@ -5,5 +5,8 @@ import { oneOrMany } from "../_shared/one_or_many.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(moderationEndpoints, "find-content-update", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
+  readOnly: true,
   run: async ({ body, tx }) => oneOrMany(body.id, await selectContentUpdates(tx, body)),
 }));

@@ -4,5 +4,8 @@ import { serve } from "../_shared/serve.ts";
 import { selectEncounters } from "../_shared/characters/encounters.ts";
 
 serve(endpoint(campaignsEndpoints, "find-encounter", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
+  readOnly: true,
   run: async ({ body, tx }) => await selectEncounters(tx, body),
 }));

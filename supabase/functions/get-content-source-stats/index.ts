@@ -4,16 +4,23 @@ import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(contentEndpoints, "get-content-source-stats", {
+  // The source and its count, sent together with the COMMIT.
+  oneStatement: () => true,
+  readOnly: true,
   run: async ({ body, tx }) => {
     // Every column the caller may read (the access key is not among them), under the read policy.
-    const [source] = await tx<Record<string, unknown>[]>`
+    const selected = tx<Record<string, unknown>[]>`
       select id, name, url, created_at, updated_at, external_id, description, operations, user_id,
              contact_info, require_key, is_published, required_content_sources, "group",
              artwork_url, meta_data
-      from public.content_source where id = ${body.content_source_id}`;
+      from public.content_source where id = ${body.content_source_id}`.execute();
+    // Counted whether or not the source is visible; not shown unless it is.
+    const counted = tx<{ count: number }[]>`
+      select private.content_source_subscriber_count(${body.content_source_id})::int as count`
+      .execute();
+    counted.catch(() => {});
+    const [source] = await selected;
     if (!source) throw fail("Content source not found");
-    const [counted] = await tx<{ count: number }[]>`
-      select private.content_source_subscriber_count(${body.content_source_id})::int as count`;
-    return { source, count: counted?.count ?? 0 };
+    return { source, count: (await counted)[0]?.count ?? 0 };
   },
 }));

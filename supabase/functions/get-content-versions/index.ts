@@ -5,9 +5,12 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(contentEndpoints, "get-content-versions", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
+  readOnly: true,
   run: async ({ body, tx }) =>
     // Row-level policies leave out the sources the caller may not read.
     await tx<z.input<typeof ContentVersion>[]>`
       select id, updated_at from public.content_source
-      where id = any(${body.ids}::bigint[]) order by id`,
+      where id = any(${body.ids}::bigint[]) order by id`.execute(),
 }));

@@ -23,10 +23,13 @@ type ApiClientRow = z.input<typeof ProfileApiClient>;
 type VirtualTier = NonNullable<z.input<typeof ProfileGameMaster>["virtual_tier"]>;
 
 serve(endpoint(accountsEndpoints, "get-user", {
+  // Every statement is sent before any answer is awaited: one round trip with the COMMIT.
+  oneStatement: () => true,
+  readOnly: true,
   run: async ({ body, tx }) => {
     if (body.id === undefined && body._id === undefined) {
       // The caller's own row and GM group, through their owner-only select policies.
-      const [own] = await tx<ProfileRow[]>`
+      const selected = tx<ProfileRow[]>`
         select u.id, u.user_id, u.created_at, u.display_name, u.image_url,
                u.background_image_url, u.site_theme, u.summary, u.organized_play_id,
                u.subscribed_content_sources, u.is_admin, u.is_mod, u.is_developer,
@@ -35,36 +38,45 @@ serve(endpoint(accountsEndpoints, "get-user", {
                g.access_code as gm_access_code
         from public.public_user u
         left join public.gm_group g on g.gm_user_id = u.user_id
-        where u.user_id = (select auth.uid())`;
+        where u.user_id = (select auth.uid())`.execute();
+      const membership = selectVirtualTier(tx);
+      const ownClients = tx<ApiClientRow[]>`
+        select id::text as id, name, description, created_at, last_used_at
+        from public.api_client where user_id = (select auth.uid()) order by id`.execute();
+      membership.catch(() => {});
+      ownClients.catch(() => {});
+      const [own] = await selected;
       if (!own) throw fail("User not found");
       const { supporter_tier, game_master_tier, gm_access_code, ...profile } = own;
-      const virtualTier = await selectVirtualTier(tx);
+      const virtualTier = await membership;
       // The GM reads their group's code here to share it (more-endpoints §6); a code left from a
       // lapsed GAME-MASTER tier admits nobody, so it is not shown.
       const accessCode = game_master_tier ? gm_access_code : null;
       const gameMaster = game_master_tier || virtualTier
         ? { access_code: accessCode, ...(virtualTier ? { virtual_tier: virtualTier } : {}) }
         : null;
-      const clients = await tx<ApiClientRow[]>`
-        select id::text as id, name, description, created_at, last_used_at
-        from public.api_client where user_id = (select auth.uid()) order by id`;
       return {
         ...profile,
         patreon: { tier: supporterTierName(supporter_tier), game_master: gameMaster },
-        api: { clients },
+        api: { clients: [...await ownClients] },
       };
     }
+    // The profile and the clients its owner has authorized on the caller's characters.
     const [other] = await tx<(Omit<z.input<typeof PublicProfile>, "patreon" | "api"> & {
       supporter_tier: number;
+      clients: ApiClientRow[];
     })[]>`
-      select id, user_id, created_at, display_name, image_url, background_image_url, site_theme,
-             summary, is_admin, is_mod, is_developer, is_community_paragon, supporter_tier
-      from private.public_profile(${body.id ?? null}, ${body._id ?? null})`;
+      select p.id, p.user_id, p.created_at, p.display_name, p.image_url, p.background_image_url,
+             p.site_theme, p.summary, p.is_admin, p.is_mod, p.is_developer,
+             p.is_community_paragon, p.supporter_tier,
+             coalesce((
+               select json_agg(json_build_object('id', c.id::text, 'name', c.name,
+                                                 'description', c.description) order by c.id)
+               from private.clients_granted_to_caller(p.user_id) c
+             ), '[]') as clients
+      from private.public_profile(${body.id ?? null}, ${body._id ?? null}) p`.execute();
     if (!other) throw fail("User not found");
-    const { supporter_tier, ...profile } = other;
-    const clients = await tx<ApiClientRow[]>`
-      select id::text as id, name, description
-      from private.clients_granted_to_caller(${profile.user_id}::uuid)`;
+    const { supporter_tier, clients, ...profile } = other;
     // Parsed here so that nothing beyond the public columns can ever reach the caller.
     return PublicProfile.parse({
       ...profile,
@@ -77,12 +89,13 @@ serve(endpoint(accountsEndpoints, "get-user", {
 /**
  * The caller's membership in a GAME-MASTER's group, in the reference's `virtual_tier` shape, or
  * null. The membership row is the member's to read; the GM's name comes from their public profile.
+ * Sent at once, so that it goes in the same write as the statements beside it.
  */
 async function selectVirtualTier(tx: Tx): Promise<VirtualTier | null> {
   const [membership] = await tx<VirtualTier[]>`
     select m.gm_user_id as game_master_user_id, m.added_at,
            coalesce((select p.display_name from private.public_profile(m.gm_user_id, null) p), '')
              as game_master_name
-    from public.gm_group_member m where m.user_id = (select auth.uid())`;
+    from public.gm_group_member m where m.user_id = (select auth.uid())`.execute();
   return membership ?? null;
 }

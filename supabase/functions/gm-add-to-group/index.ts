@@ -4,9 +4,12 @@ import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "gm-add-to-group", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
   run: async ({ body, tx }) => {
     const [row] = await tx<{ joined: boolean }[]>`
-      select private.join_gm_group(${body.gm_user_id}::uuid, ${body.access_code}) as joined`;
+      select private.join_gm_group(${body.gm_user_id}::uuid, ${body.access_code}) as joined`
+      .execute();
     // One message for every reason, so the endpoint does not confirm which GMs or codes exist.
     if (!row?.joined) throw fail("Failed to add to group");
     return "Added to group" as const;

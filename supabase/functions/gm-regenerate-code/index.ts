@@ -4,8 +4,11 @@ import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "gm-regenerate-code", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
   run: async ({ tx }) => {
-    const [row] = await tx<{ done: boolean }[]>`select private.regenerate_gm_code() as done`;
+    const [row] = await tx<{ done: boolean }[]>`select private.regenerate_gm_code() as done`
+      .execute();
     if (!row?.done) throw fail("Failed to regenerate code");
     return "Code regenerated" as const;
   },

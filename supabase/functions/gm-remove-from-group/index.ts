@@ -4,9 +4,12 @@ import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "gm-remove-from-group", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
   run: async ({ body, tx }) => {
     const removed = await tx`
-      delete from public.gm_group_member where user_id = ${body.user_id}::uuid returning user_id`;
+      delete from public.gm_group_member where user_id = ${body.user_id}::uuid returning user_id`
+      .execute();
     if (removed.length === 0) throw fail("Failed to remove from group");
     return "Removed from group" as const;
   },

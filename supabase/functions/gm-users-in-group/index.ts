@@ -5,7 +5,10 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "gm-users-in-group", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
+  readOnly: true,
   run: async ({ tx }) =>
     await tx<z.input<typeof GmGroupMember>[]>`
-      select user_id, display_name, image_url, added_at from private.gm_group_members()`,
+      select user_id, display_name, image_url, added_at from private.gm_group_members()`.execute(),
 }));

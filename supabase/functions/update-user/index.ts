@@ -16,6 +16,8 @@ const EDITABLE = [
 ] as const;
 
 serve(endpoint(accountsEndpoints, "update-user", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
   run: async ({ body, tx }) => {
     const changes: Record<string, unknown> = {};
     for (const column of EDITABLE) {
@@ -29,9 +31,9 @@ serve(endpoint(accountsEndpoints, "update-user", {
     }
     const columns = Object.keys(changes);
     const updated = columns.length === 0
-      ? await tx`select 1 from public.public_user where user_id = (select auth.uid())`
+      ? await tx`select 1 from public.public_user where user_id = (select auth.uid())`.execute()
       : await tx`update public.public_user set ${tx(changes as Record<string, string>, columns)}
-                 where user_id = (select auth.uid()) returning 1`;
+                 where user_id = (select auth.uid()) returning 1`.execute();
     if (updated.length === 0) throw fail("User not found");
     return true as const;
   },

@@ -8,7 +8,7 @@ import { fail } from "../envelope.ts";
  */
 export async function assertOwnCharacter(tx: Tx, id: number): Promise<void> {
   const [row] = await tx<{ mine: boolean }[]>`
-    select user_id = (select auth.uid()) as mine from public.character where id = ${id}`;
+    select user_id = (select auth.uid()) as mine from public.character where id = ${id}`.execute();
   if (!row) throw fail("Character not found");
   if (!row.mine) throw fail("You do not have access to this character");
 }

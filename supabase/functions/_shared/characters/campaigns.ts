@@ -8,17 +8,23 @@ import type { z } from "zod";
 import type { Tx } from "../db/pool.ts";
 import { fail } from "../envelope.ts";
 import { columnValues } from "./columns.ts";
+import { checkedAhead } from "../db/checked_ahead.ts";
 
 type CampaignRow = z.input<typeof Campaign>;
 
 /** The columns a caller may select; the join key is read through private.campaign_join_key. */
 const COLUMNS = Object.keys(Campaign.shape).filter((column) => column !== "join_key");
 
-/** The row a write returns to the campaign's owner, with its join key. */
-async function withJoinKey(tx: Tx, row: CampaignRow): Promise<CampaignRow> {
-  const [key] = await tx<{ join_key: string }[]>`
-    select private.campaign_join_key(${row.id}) as join_key`;
-  return { ...row, join_key: key?.join_key ?? undefined };
+/**
+ * What a write returns to the campaign's owner: its columns and its join key, read through its
+ * accessor, which (volatile) sees the row the same statement wrote.
+ */
+function returnedWithJoinKey(tx: Tx) {
+  return tx`returning ${tx(COLUMNS)}, private.campaign_join_key(id) as join_key`;
+}
+
+function withoutNullKey({ join_key, ...row }: CampaignRow & { join_key: string | null }) {
+  return join_key === null ? row : { ...row, join_key };
 }
 
 const JSON_COLUMNS: ReadonlySet<(typeof CAMPAIGN_WRITABLE_FIELDS)[number]> = new Set([
@@ -39,19 +45,25 @@ export async function saveCampaign(tx: Tx, body: CreateCampaignBody): Promise<Ca
   const { id, ...patch } = body;
   const values = columnValues(tx, patch, CAMPAIGN_WRITABLE_FIELDS, JSON_COLUMNS);
   const keys = Object.keys(values);
+  type Returned = CampaignRow & { join_key: string | null };
   if (id === undefined) {
     if (patch.name === undefined) throw fail("Missing required field: name", { field: "name" });
-    const [row] = await tx<CampaignRow[]>`
-      insert into public.campaign ${tx(values, keys)} returning ${tx(COLUMNS)}`;
+    const [row] = await tx<Returned[]>`
+      insert into public.campaign ${tx(values, keys)} ${returnedWithJoinKey(tx)}`.execute();
     if (!row) throw new Error("Insert into campaign returned no row");
-    return await withJoinKey(tx, row);
+    return withoutNullKey(row);
   }
   const assignments = keys.length > 0 ? tx(values, keys) : tx`name = name`;
-  const [row] = await tx<CampaignRow[]>`
-    update public.campaign set ${assignments} where id = ${id} returning ${tx(COLUMNS)}`;
-  if (row) return await withJoinKey(tx, row);
-  await assertOwnCampaign(tx, id);
-  throw new Error("Campaign update matched no row although the caller owns it");
+  // The update changes nothing the caller does not own (policies); the check names the refusal.
+  const [row] = await checkedAhead(
+    assertOwnCampaign(tx, id),
+    async () =>
+      await tx<Returned[]>`
+        update public.campaign set ${assignments} where id = ${id} ${returnedWithJoinKey(tx)}`
+        .execute(),
+  );
+  if (!row) throw new Error("Campaign update matched no row although the caller owns it");
+  return withoutNullKey(row);
 }
 
 /**
@@ -60,7 +72,7 @@ export async function saveCampaign(tx: Tx, body: CreateCampaignBody): Promise<Ca
  */
 export async function assertOwnCampaign(tx: Tx, id: number): Promise<void> {
   const [row] = await tx<{ mine: boolean }[]>`
-    select user_id = (select auth.uid()) as mine from public.campaign where id = ${id}`;
+    select user_id = (select auth.uid()) as mine from public.campaign where id = ${id}`.execute();
   if (!row) throw fail("Campaign not found");
   if (!row.mine) throw fail("You do not have access to this campaign");
 }
@@ -94,7 +106,7 @@ export async function findCampaigns(
     where true
       ${ids === null ? tx`` : tx`and c.id = any(${ids}::bigint[])`}
       ${body.user_id === undefined ? tx`` : tx`and c.user_id = ${body.user_id}::uuid`}
-    order by c.id`;
+    order by c.id`.execute();
   return rows.map(({ join_key, ...campaign }) =>
     join_key === null ? campaign : { ...campaign, join_key }
   );

@@ -146,5 +146,5 @@ export async function selectCharacters(tx: Tx, body: FindCharacterBody): Promise
       ${body.user_id === undefined ? tx`` : tx`and c.user_id = ${body.user_id}::uuid`}
       ${body.campaign_id === undefined ? tx`` : tx`and c.campaign_id = ${body.campaign_id}`}
       ${scope}
-    order by c.id`;
+    order by c.id`.execute();
 }

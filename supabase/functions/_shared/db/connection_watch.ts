@@ -81,32 +81,68 @@ export class ConnectionWatch {
   }
 }
 
-/** The reservation as handlers see it: a query after its connection closed fails (503) at once. */
+/** Why nothing more may be sent through the reservation, or null while it may. */
+function refusalOf(watch: ConnectionWatch): Error | null {
+  if (watch.lost) {
+    return Object.assign(new Error("The database connection closed during the transaction"), {
+      code: "CONNECTION_CLOSED",
+    });
+  }
+  if (watch.ended) return new Error("The transaction has ended: nothing more may be sent in it");
+  if (watch.sealed) return new Error("The transaction's COMMIT was sent ahead: nothing may follow");
+  return null;
+}
+
+/** The part of a postgres.js query that sends it (on `execute`, `then`, `catch` and the like). */
+interface Sendable {
+  executed: boolean;
+  handle(): Promise<void>;
+  reject(error: unknown): void;
+}
+
+function isSendable(value: unknown): value is Sendable {
+  return typeof value === "object" && value !== null && "handle" in value && "executed" in value;
+}
+
+/**
+ * Checks again when a query is sent, not only when it is made: postgres.js sends a query a
+ * microtask after `then` (so after `await`) or `execute`, and one made in time but sent after the
+ * transaction ended (or after a COMMIT sent ahead) would run outside it, on a connection that may
+ * be another request's by then. Such a query fails instead.
+ */
+function checkedWhenSent<T>(query: T, watch: ConnectionWatch): T {
+  if (!isSendable(query)) return query;
+  const send = query.handle.bind(query);
+  query.handle = () => {
+    const refusal = query.executed ? null : refusalOf(watch);
+    if (refusal === null) return send();
+    query.executed = true;
+    query.reject(refusal);
+    return Promise.resolve();
+  };
+  return query;
+}
+
+/**
+ * The reservation as handlers see it: a query after its connection closed fails (503) at once,
+ * and so does one sent after the transaction ended or after its COMMIT was sent ahead.
+ */
 export function guard(reserved: postgres.ReservedSql, watch: ConnectionWatch): Tx {
   const refuseIfLost = () => {
-    if (watch.lost) {
-      throw Object.assign(new Error("The database connection closed during the transaction"), {
-        code: "CONNECTION_CLOSED",
-      });
-    }
-    if (watch.ended) {
-      throw new Error("The transaction has ended: nothing more may be sent in it");
-    }
-    if (watch.sealed) {
-      throw new Error("The transaction's COMMIT was sent ahead: nothing may follow");
-    }
+    const refusal = refusalOf(watch);
+    if (refusal !== null) throw refusal;
   };
   return new Proxy(reserved, {
     apply(target, self, args) {
       refuseIfLost();
-      return Reflect.apply(target, self, args);
+      return checkedWhenSent(Reflect.apply(target, self, args), watch);
     },
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (property !== "unsafe" || typeof value !== "function") return value;
       return (...args: Parameters<typeof target.unsafe>) => {
         refuseIfLost();
-        return target.unsafe(...args);
+        return checkedWhenSent(target.unsafe(...args), watch);
       };
     },
   });

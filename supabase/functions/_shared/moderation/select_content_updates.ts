@@ -44,5 +44,5 @@ export async function selectContentUpdates(
         or cu.state = ${filter.state ?? null}::public.content_update_state)
       and (${from}::timestamptz is null
         or cu.created_at between ${from}::timestamptz and ${to}::timestamptz)
-    order by cu.id`;
+    order by cu.id`.execute();
 }
