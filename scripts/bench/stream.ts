@@ -195,9 +195,8 @@ async function seed(db: postgres.Sql): Promise<void> {
     await insert(db, table, ROWS, () => generator.row(table), Number(book?.id), traits);
   }
   await db`reset session_replication_role`;
-  // No ANALYZE: a client calls right after rows arrive, before autovacuum has looked at them. With
-  // statistics the first byte took 15-28 ms; without them the planner expects a few hundred rows
-  // and sorts them all before the first batch (86-153 ms), which is what a client saw.
+  // No ANALYZE: a client calls right after rows arrive, before autovacuum has looked at them, and
+  // the planner then expects a few hundred rows (find_content.ts says what the find does about it).
 }
 
 async function insert(
