@@ -78,6 +78,10 @@ test("create-campaign with id updates the owner's campaign only", async () => {
     ),
     "Campaign not found",
   );
+  // The refused update was sent together with its check: it changed nothing.
+  const [row] = await adminSql<{ name: string }[]>`
+    select name from public.campaign where id = ${campaign.id}`;
+  equal(row?.name, "Renamed");
 });
 
 test("join flow: a join-key lookup lets a character enter within the hour", async () => {
@@ -251,6 +255,10 @@ test("reset-campaign-key returns a new key, kills the old one and open grants, k
     ),
     "Campaign not found",
   );
+  // Both refused resets were sent together with their checks: the key is the one reset gave.
+  const [keptKey] = await adminSql<{ join_key: string }[]>`
+    select join_key from public.campaign where id = ${campaign.id}`;
+  equal(keptKey?.join_key, reset.join_key);
   equal(
     failMessage(await call("reset-campaign-key", {}, { token: gm.access_token })),
     "Missing required field: id",

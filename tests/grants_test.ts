@@ -262,6 +262,13 @@ test("find-character-access lists the authorized clients with their names", asyn
     ),
     "Character not found",
   );
+  // The refused revoke was sent together with its check: it removed nothing.
+  equal(
+    successData(
+      await call("find-character-access", { character_id: id }, { token: owner.access_token }),
+    ).length,
+    1,
+  );
 });
 
 test("get-api-client-info shows a consent screen the client's name and owner", async () => {

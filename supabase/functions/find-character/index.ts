@@ -6,8 +6,9 @@ import { serve } from "../_shared/serve.ts";
 import { selectCharacters } from "../_shared/characters/characters.ts";
 
 serve(endpoint(charactersEndpoints, "find-character", {
-  // One statement, sent with its COMMIT.
+  // One statement, sent with its COMMIT; it only reads, so it runs while the budget is checked.
   oneStatement: () => true,
+  readOnly: true,
   characterGrant: (body) => typeof body.id === "number" ? body.id : undefined,
   run: async ({ body, caller, tx }) => {
     // The interface's rule for API keys: one character per call (grants are per character).

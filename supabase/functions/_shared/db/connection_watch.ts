@@ -18,7 +18,10 @@ interface PoolConnection {
  */
 export class ConnectionWatch {
   lost = false;
-  /** Set once COMMIT has been sent ahead: the transaction takes no more statements. */
+  /**
+   * Set as the transaction's COMMIT or ROLLBACK is sent (a COMMIT sent ahead included): a statement
+   * sent after it would run outside the transaction, as the login role.
+   */
   sealed = false;
   /**
    * Set once the transaction has ended and its connection gone back: a statement a handler still
@@ -89,7 +92,9 @@ function refusalOf(watch: ConnectionWatch): Error | null {
     });
   }
   if (watch.ended) return new Error("The transaction has ended: nothing more may be sent in it");
-  if (watch.sealed) return new Error("The transaction's COMMIT was sent ahead: nothing may follow");
+  if (watch.sealed) {
+    return new Error("The transaction's COMMIT or ROLLBACK was sent: nothing may follow");
+  }
   return null;
 }
 
@@ -107,8 +112,8 @@ function isSendable(value: unknown): value is Sendable {
 /**
  * Checks again when a query is sent, not only when it is made: postgres.js sends a query a
  * microtask after `then` (so after `await`) or `execute`, and one made in time but sent after the
- * transaction ended (or after a COMMIT sent ahead) would run outside it, on a connection that may
- * be another request's by then. Such a query fails instead.
+ * transaction's COMMIT or ROLLBACK would run outside it, on a connection that may be another
+ * request's by then. Such a query fails instead.
  */
 function checkedWhenSent<T>(query: T, watch: ConnectionWatch): T {
   if (!isSendable(query)) return query;
@@ -125,7 +130,7 @@ function checkedWhenSent<T>(query: T, watch: ConnectionWatch): T {
 
 /**
  * The reservation as handlers see it: a query after its connection closed fails (503) at once,
- * and so does one sent after the transaction ended or after its COMMIT was sent ahead.
+ * and so does one sent after the transaction's COMMIT or ROLLBACK, or after it ended.
  */
 export function guard(reserved: postgres.ReservedSql, watch: ConnectionWatch): Tx {
   const refuseIfLost = () => {

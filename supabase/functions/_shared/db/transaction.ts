@@ -87,7 +87,9 @@ export async function inTransaction<O extends postgres.Row[], T>(
     ]);
     const refusal = started.find((s) => s.status === "rejected")?.reason;
     if (refusal !== undefined || "error" in outcome) {
-      // A COMMIT sent ahead ends the failed transaction as a rollback.
+      // A COMMIT sent ahead ends the failed transaction as a rollback. Work still running (a check
+      // sent ahead of it refused) may send nothing after this.
+      watch.sealed = true;
       const ending = committed ?? reserved.unsafe("rollback");
       if (!watch.lost) await Promise.race([ending, deadline]).catch(() => {});
       throw watch.seen(refusal ?? ("error" in outcome ? outcome.error : undefined));
@@ -96,6 +98,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
       try {
         await Promise.race([options.beforeCommit(), deadline]);
       } catch (denied) {
+        watch.sealed = true;
         if (!watch.lost) {
           await Promise.race([reserved.unsafe("rollback"), deadline]).catch(() => {});
         }
@@ -108,6 +111,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
       handedOver = true;
       return { value: outcome.value, opened };
     }
+    watch.sealed = true;
     await Promise.race([committed ?? reserved.unsafe("commit"), deadline]).catch((e) => {
       throw watch.seen(e);
     });
