@@ -140,7 +140,10 @@ const sizes = new Map<string, { modules: number; bytes: number }>();
 /** What an instance of each function evaluates when it starts. */
 const loads = new Map<string, StartLoad>();
 
-/** The project modules an instance evaluates (its code imports, not type-only ones), and npm's. */
+/**
+ * The project modules an instance evaluates before it serves (its static code imports, not
+ * type-only or dynamic ones), and the npm packages among them.
+ */
 interface StartLoad {
   modules: number;
   bytes: number;
@@ -155,7 +158,9 @@ function loadedAtStart(graph: { roots: string[]; modules: ModuleInfo[] }): Start
     if (seen.has(next)) continue;
     seen.add(next);
     for (const dependency of bySpecifier.get(next)?.dependencies ?? []) {
-      if (dependency.code?.specifier) pending.push(dependency.code.specifier);
+      if (dependency.code?.specifier && !dependency.isDynamic) {
+        pending.push(dependency.code.specifier);
+      }
     }
   }
   const project = [...seen].filter((s) => s.startsWith("file:"));
@@ -219,7 +224,11 @@ interface ModuleInfo {
   specifier: string;
   size?: number;
   error?: string;
-  dependencies?: { code?: { specifier?: string; error?: string }; type?: { error?: string } }[];
+  dependencies?: {
+    code?: { specifier?: string; error?: string };
+    type?: { error?: string };
+    isDynamic?: boolean;
+  }[];
 }
 
 /** Checks one function in a folder holding only what its deploy uploads; returns the problems. */
