@@ -202,9 +202,9 @@ end
 $$;
 
 -- The join key of a campaign the caller owns; null for any other id (the column's grant leaves it
--- out: see the grants section). Volatile, so that a write's RETURNING sees the row it wrote.
+-- out: see the grants section).
 create function private.campaign_join_key(p_campaign_id bigint) returns text
-language sql volatile security definer set search_path = '' as $$
+language sql stable security definer set search_path = '' as $$
   select c.join_key from public.campaign c
   where c.id = p_campaign_id and c.user_id = (select auth.uid())
 $$;
