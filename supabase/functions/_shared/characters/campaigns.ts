@@ -23,8 +23,12 @@ function returnedWithJoinKey(tx: Tx) {
   return tx`returning ${tx(COLUMNS)}, private.campaign_join_key(id) as join_key`;
 }
 
-function withoutNullKey({ join_key, ...row }: CampaignRow & { join_key: string | null }) {
-  return join_key === null ? row : { ...row, join_key };
+/** A campaign as selected, its join key null where the caller may not see it. */
+type SelectedCampaign = Omit<CampaignRow, "join_key"> & { join_key: string | null };
+
+/** The campaign as answered: a key the caller may not see is left out, not null. */
+function withoutNullKey({ join_key, ...campaign }: SelectedCampaign): CampaignRow {
+  return join_key === null ? campaign : { ...campaign, join_key };
 }
 
 const JSON_COLUMNS: ReadonlySet<(typeof CAMPAIGN_WRITABLE_FIELDS)[number]> = new Set([
@@ -45,10 +49,9 @@ export async function saveCampaign(tx: Tx, body: CreateCampaignBody): Promise<Ca
   const { id, ...patch } = body;
   const values = columnValues(tx, patch, CAMPAIGN_WRITABLE_FIELDS, JSON_COLUMNS);
   const keys = Object.keys(values);
-  type Returned = CampaignRow & { join_key: string | null };
   if (id === undefined) {
     if (patch.name === undefined) throw fail("Missing required field: name", { field: "name" });
-    const [row] = await tx<Returned[]>`
+    const [row] = await tx<SelectedCampaign[]>`
       insert into public.campaign ${tx(values, keys)} ${returnedWithJoinKey(tx)}`.execute();
     if (!row) throw new Error("Insert into campaign returned no row");
     return withoutNullKey(row);
@@ -58,7 +61,7 @@ export async function saveCampaign(tx: Tx, body: CreateCampaignBody): Promise<Ca
   const [row] = await checkedAhead(
     assertOwnCampaign(tx, id),
     async () =>
-      await tx<Returned[]>`
+      await tx<SelectedCampaign[]>`
         update public.campaign set ${assignments} where id = ${id} ${returnedWithJoinKey(tx)}`
         .execute(),
   );
@@ -100,14 +103,12 @@ export async function findCampaigns(
   const joinKey = body.join_key === undefined
     ? tx`private.campaign_join_key(c.id)`
     : tx`c.join_key`;
-  const rows = await tx<(Omit<CampaignRow, "join_key"> & { join_key: string | null })[]>`
+  const rows = await tx<SelectedCampaign[]>`
     select ${tx(COLUMNS.map((column) => `c.${column}`))}, ${joinKey} as join_key
     from ${source} c
     where true
       ${ids === null ? tx`` : tx`and c.id = any(${ids}::bigint[])`}
       ${body.user_id === undefined ? tx`` : tx`and c.user_id = ${body.user_id}::uuid`}
     order by c.id`.execute();
-  return rows.map(({ join_key, ...campaign }) =>
-    join_key === null ? campaign : { ...campaign, join_key }
-  );
+  return rows.map(withoutNullKey);
 }

@@ -127,12 +127,12 @@ export function findStatement(
         : `${column} @> ${param(value, filter.type)}`,
     );
   }
-  // Nothing but the default sources: every row they hold.
-  const defaultSourcesOnly = where.length === 0 && !lifted &&
-    !(body.content_sources && body.content_sources.length > 0);
+  // With no filter beyond the default sources, the find is every row they hold.
+  let defaultSourcesOnly = false;
   if (body.content_sources && body.content_sources.length > 0) {
     where.push(`${source} = any(${param(body.content_sources, "bigint[]")})`);
   } else if (!lifted) {
+    defaultSourcesOnly = where.length === 0;
     where.push(`${source} in (select o.id from private.official_source_ids() o(id))`);
   }
 
