@@ -89,7 +89,7 @@ export async function resolveCredential(
       const keyHash = sha256Hex(bearer.token);
       // A key whose shape proves the server issued it is looked up on its own budget alone, and
       // a made-up key of that shape is refused here, counted against its address.
-      const proof = await keyProof(bearer.token);
+      const proof = keyProof(bearer.token);
       if (proof === "forged") return refuse(refusals.invalidApiKey(), byKey, byAddress);
       const standing = standingOf(keyHash);
       // A revoked issued key is refused from memory too, without a lookup per use.
