@@ -91,6 +91,53 @@ test("create-content-source: a new homebrew source needs supporter tier 2", asyn
   );
 });
 
+test("create-content-source answers the source as stored, its access key to the owner alone", async () => {
+  const owner = await makeUser({ tier: 2 });
+  const opt = { token: owner.access_token };
+  const created = successData(
+    await call("create-content-source", {
+      name: "Locked",
+      require_key: true,
+      keys: { access_key: "first-key" },
+      foundry_id: "f-1",
+    }, opt),
+  );
+  deepStrictEqual(created.keys, { access_key: "first-key" });
+  equal(created.external_id, "f-1");
+  equal(created.foundry_id, "f-1");
+  const renamed = successData(
+    await call("create-content-source", { id: created.id, name: "Still locked" }, opt),
+  );
+  deepStrictEqual(renamed.keys, { access_key: "first-key" }, "an edit of other columns keeps it");
+  const rekeyed = successData(
+    await call("create-content-source", {
+      id: created.id,
+      keys: { access_key: "second-key" },
+    }, opt),
+  );
+  deepStrictEqual(rekeyed.keys, { access_key: "second-key" });
+  equal(rekeyed.name, "Still locked");
+  const stored = successData(await call("find-content-source", { id: created.id }, opt));
+  deepStrictEqual(stored, rekeyed, "the answer is the row a find reads");
+  // A refused save writes nothing: a short key on a key-locked source.
+  match(
+    failMessage(
+      await call("create-content-source", { id: created.id, keys: { access_key: "short" } }, opt),
+    ),
+    /access key of at least 8 characters/,
+  );
+  const other = await makeUser({ tier: 2 });
+  equal(
+    failMessage(
+      await call("create-content-source", { id: created.id, name: "Taken" }, {
+        token: other.access_token,
+      }),
+    ),
+    "Content source not found",
+  );
+  deepStrictEqual(successData(await call("find-content-source", { id: created.id }, opt)), rekeyed);
+});
+
 test("create-spell refuses rank -1 and 11, and the database refuses them too", async () => {
   const user = await makeUser({ tier: 2 });
   const source = await homebrewSource(user);

@@ -28,6 +28,8 @@ for (const prepare of [true, false]) {
         "update-character": 1,
         "create-spell": 1,
         "create-spell, update": 1,
+        "create-content-source": 1,
+        "create-content-source, update": 1,
         "delete-content (spell)": 1,
         // A check sent with the work it names the refusal of, in the same write.
         "grant-character-access": 1,
@@ -45,6 +47,7 @@ for (const prepare of [true, false]) {
         "find-encounter": 1,
         "get-user (another's)": 1,
         "update-user": 1,
+        "create-api-client": 1,
         "find-api-client": 1,
         "get-content-versions": 1,
         "find-content-update": 1,

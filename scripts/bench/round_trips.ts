@@ -112,6 +112,18 @@ export async function countRoundTrips(
         auth: "jwt",
       },
       {
+        label: "create-content-source",
+        fn: "create-content-source",
+        body: () => ({ name: `Counted ${crypto.randomUUID()}` }),
+        auth: "jwt",
+      },
+      {
+        label: "create-content-source, update",
+        fn: "create-content-source",
+        body: () => ({ id: source!.id, name: `Renamed ${crypto.randomUUID()}` }),
+        auth: "jwt",
+      },
+      {
         label: "delete-content (spell)",
         fn: "delete-content",
         body: () => ({ type: "spell", id: spellId }),
@@ -193,6 +205,12 @@ export async function countRoundTrips(
         label: "update-user",
         fn: "update-user",
         body: () => ({ summary: "Counted" }),
+        auth: "jwt",
+      },
+      {
+        label: "create-api-client",
+        fn: "create-api-client",
+        body: () => ({ name: "Counted" }),
         auth: "jwt",
       },
       { label: "find-api-client", fn: "find-api-client", body: () => ({}), auth: "jwt" },

@@ -86,10 +86,9 @@ function writtenValues(
 }
 
 /**
- * Whether a save is one statement (`insertInOneStatement`, `updateInOneStatement`): a record in a
- * content source whose columns are all stored ones, inserted with its source named or updated in
- * at least one column. A content source is not: its `keys` are computed by a function that cannot
- * see what the same statement wrote.
+ * Whether a save is one statement (`insertInOneStatement`, `updateInOneStatement`): an insert of at
+ * least one column, into a content source named by the body or of a content source itself, or an
+ * update of at least one column.
  */
 export function savesInOneStatement(
   table: ContentTable,
@@ -105,8 +104,18 @@ function savedInOneStatement(
   values: Record<string, unknown>,
   isInsert: boolean,
 ): boolean {
-  if (table.sourceColumn !== "content_source_id" || table.computed !== undefined) return false;
-  return isInsert ? values.content_source_id !== undefined : Object.keys(values).length > 0;
+  if (Object.keys(values).length === 0) return false;
+  return !isInsert || table.sourceColumn === "id" || values.content_source_id !== undefined;
+}
+
+/**
+ * What a save's statement returns of the row it wrote, for the select list to read as `t`: the
+ * stored columns of the resource (computed ones are read through their expressions; a content
+ * source's `keys` cannot be returned, only read through `private.my_source_keys()`).
+ */
+function storedColumns(table: ContentTable, alias: string): string {
+  return Object.keys(table.resource.shape).filter((column) => !table.computed?.[column])
+    .map((column) => `${alias}${ident(column)}`).join(", ");
 }
 
 /** Whether a body inserts: it names no id, or the id that means "new" (`newId`). */
@@ -116,7 +125,8 @@ function insertsBody(body: Record<string, unknown>, newId?: number): boolean {
 
 /**
  * The source check, the insert and the row as stored, in one statement sent at once: when the
- * source is not readable or not writable, nothing is inserted and the refusal is named.
+ * source is not readable or not writable, nothing is inserted and the refusal is named. A content
+ * source itself is in no source: its policies alone decide.
  */
 async function insertInOneStatement<S extends z.ZodObject>(
   tx: Tx,
@@ -125,20 +135,24 @@ async function insertInOneStatement<S extends z.ZodObject>(
   columns: string[],
 ): Promise<z.input<S>> {
   const target = `public.${ident(table.table)}`;
+  const inSource = table.sourceColumn === "content_source_id";
   const rows = await tx.unsafe(
     `with source as (
-       select private.can_read_source($2::bigint) as readable,
-              private.can_write_source($2::bigint) as writable
+       select ${
+      inSource
+        ? "private.can_read_source($2::bigint) as readable, private.can_write_source($2::bigint)"
+        : "true as readable, true"
+    } as writable
      ), saved as (
        insert into ${target} (${columns.join(", ")})
        select ${columns.map((c) => `r.${c}`).join(", ")}
        from jsonb_populate_record(null::${target}, $1::jsonb) r, source
        where source.readable and source.writable
-       returning *
+       returning ${storedColumns(table, "")}
      )
      select source.readable as "__readable", source.writable as "__writable", ${selectList(table)}
      from source left join saved t on true`,
-    [values as never, Number(values.content_source_id)],
+    inSource ? [values as never, Number(values.content_source_id)] : [values as never],
   ).execute();
   const [row] = rows;
   if (row?.__readable !== true) throw fail("Content source not found");
@@ -168,7 +182,7 @@ async function updateInOneStatement<S extends z.ZodObject>(
        update ${target} t set ${columns.map((c) => `${c} = r.${c}`).join(", ")}
        from jsonb_populate_record(null::${target}, $1::jsonb) r, found
        where t.id = found.id and found.writable
-       returning t.*
+       returning ${storedColumns(table, "t.")}
      )
      select exists (select from found) as "__found",
             coalesce((select writable from found), false) as "__writable",
