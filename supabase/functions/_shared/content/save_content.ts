@@ -110,10 +110,11 @@ function savedInOneStatement(
 
 /**
  * What a save's statement returns of the row it wrote, for the select list to read as `t`: the
- * stored columns of the resource (computed ones are read through their expressions; a content
- * source's `keys` cannot be returned, only read through `private.my_source_keys()`).
+ * whole row, or where the type has computed columns only the stored ones (a content source's
+ * `keys` cannot be returned, only read through `private.my_source_keys()`).
  */
 function storedColumns(table: ContentTable, alias: string): string {
+  if (table.computed === undefined) return `${alias}*`;
   return Object.keys(table.resource.shape).filter((column) => !table.computed?.[column])
     .map((column) => `${alias}${ident(column)}`).join(", ");
 }
