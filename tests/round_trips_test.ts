@@ -52,6 +52,10 @@ for (const prepare of [true, false]) {
         "get-content-versions": 1,
         "find-content-update": 1,
         "gm-users-in-group": 1,
+        "get-api-client-info": 1,
+        "unlock-content-source": 1,
+        "vector-db-query-collection": 1,
+        "delete-user": 1,
         // The cursor's first batch, then COMMIT once the answer is known to be whole.
         "find-spell {} (official)": 2,
         // The claim with the work, then the answer kept with the COMMIT.

@@ -9,7 +9,7 @@
  * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379).
  */
 import postgres from "postgres";
-import { createAccount, createApiKeys } from "../support/accounts.ts";
+import { type Account, createAccount, createApiKeys } from "../support/accounts.ts";
 import { freshDatabase } from "../support/fresh_database.ts";
 import { RoundTripProxy, type RoundTrips } from "../support/round_trip_proxy.ts";
 import { ServerProcess } from "../support/server_process.ts";
@@ -24,6 +24,8 @@ interface Kind {
   body: () => unknown;
   auth: "jwt" | "api_key";
   headers?: () => Record<string, string>;
+  /** Each call by an account of its own, made beforehand (delete-user). */
+  ownAccount?: true;
 }
 
 /** Round trips and bytes of each request kind, warm; `null` where the call did not succeed. */
@@ -215,6 +217,24 @@ export async function countRoundTrips(
       },
       { label: "find-api-client", fn: "find-api-client", body: () => ({}), auth: "jwt" },
       {
+        label: "get-api-client-info",
+        fn: "get-api-client-info",
+        body: () => ({ client_id: client!.id, user_id: account.user_id }),
+        auth: "jwt",
+      },
+      {
+        label: "unlock-content-source",
+        fn: "unlock-content-source",
+        body: () => ({ id: source!.id, access_key: "round-trips" }),
+        auth: "jwt",
+      },
+      {
+        label: "vector-db-query-collection",
+        fn: "vector-db-query-collection",
+        body: () => ({ collection: "name", query: "fire", nResults: 3 }),
+        auth: "jwt",
+      },
+      {
         label: "get-content-versions",
         fn: "get-content-versions",
         body: () => ({ ids: [source!.id] }),
@@ -228,9 +248,10 @@ export async function countRoundTrips(
       },
       { label: "find-content-update", fn: "find-content-update", body: () => ({}), auth: "jwt" },
       { label: "gm-users-in-group", fn: "gm-users-in-group", body: () => ({}), auth: "jwt" },
+      { label: "delete-user", fn: "delete-user", body: () => ({}), auth: "jwt", ownAccount: true },
     ];
-    const call = async (kind: Kind) => {
-      const token = kind.auth === "jwt" ? account.token : apiKey!;
+    const call = async (kind: Kind, own?: Account) => {
+      const token = own?.token ?? (kind.auth === "jwt" ? account.token : apiKey!);
       const res = await fetch(`${server!.functionsUrl}/${kind.fn}`, {
         method: "POST",
         headers: {
@@ -249,10 +270,11 @@ export async function countRoundTrips(
     for (const kind of kinds) {
       // Each delete has a spell of its own to delete.
       if (kind.fn === "delete-content") await call(createSpell);
-      await call(kind); // warms the connection's statements for this kind
+      const own = kind.ownAccount ? [await createAccount(sql), await createAccount(sql)] : [];
+      await call(kind, own[0]); // warms the connection's statements for this kind
       if (kind.fn === "delete-content") await call(createSpell);
       proxy.take();
-      const status = await call(kind);
+      const status = await call(kind, own[1]);
       results.push({ label: kind.label, counts: proxy.take(), status });
     }
     // The server's connection is ended from the database's side, as a pooler ends an idle one;

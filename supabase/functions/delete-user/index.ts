@@ -7,12 +7,15 @@ import { type ObjectName, parseObjectName } from "../_shared/storage/object_name
 import { publicFileStore } from "../_shared/storage/public_file_store.ts";
 
 serve(endpoint(accountsEndpoints, "delete-user", {
+  // The list of files and the deletion are sent together, with the COMMIT.
+  oneStatement: () => true,
   run: async ({ tx, requestId }) => {
     // The account's stored files, listed before their records go with it (owner-only reads).
-    const files = await tx<{ bucket: string; path: string }[]>`
-      select bucket, path from public.uploaded_file where user_id = (select auth.uid())`;
-    const rows = await tx<{ user_id: string }[]>`
-      select private.delete_own_account() as user_id`;
+    const listing = tx<{ bucket: string; path: string }[]>`
+      select bucket, path from public.uploaded_file where user_id = (select auth.uid())`.execute();
+    const deleting = tx<{ user_id: string }[]>`
+      select private.delete_own_account() as user_id`.execute();
+    const [files, rows] = await Promise.all([listing, deleting]);
     const deleted = { userId: rows[0]?.user_id ?? "" };
     const names = files.flatMap((f) => parseObjectName(f.bucket, f.path) ?? []);
     if (names.length === 0) return deleted;

@@ -6,10 +6,13 @@ import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(charactersEndpoints, "get-api-client-info", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
+  readOnly: true,
   run: async ({ body, tx }) => {
     const [info] = await tx<z.input<typeof ApiClientInfo>[]>`
       select client_id, name, description, owner_user_id, owner_display_name
-      from private.api_client_info(${body.client_id}, ${body.user_id}::uuid)`;
+      from private.api_client_info(${body.client_id}, ${body.user_id}::uuid)`.execute();
     if (!info) throw fail("API client not found");
     return info;
   },

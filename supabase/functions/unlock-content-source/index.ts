@@ -1,27 +1,36 @@
 import { contentEndpoints } from "@shared/contract/content.ts";
 import { afterCommit } from "../_shared/after_commit.ts";
-import { findContent } from "../_shared/content/find_content.ts";
+import { findStatement } from "../_shared/content/find_content.ts";
 import { contentTable } from "../_shared/content/tables.ts";
-import { contentSourceType } from "@shared/content/content_source.ts";
+import { type ContentSource, contentSourceType } from "@shared/content/content_source.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { env } from "../_shared/env.ts";
 import { fail } from "../_shared/envelope.ts";
 import { serve } from "../_shared/serve.ts";
 
+const sources = contentTable(contentSourceType);
+
 serve(endpoint(contentEndpoints, "unlock-content-source", {
+  // The unlock and the read of the source it opens are sent together, with the COMMIT.
+  oneStatement: () => true,
   run: async ({ body, tx, clientIp }) => {
     // Wrong keys are counted per user and per client address (the database decides); an address
     // that is not the caller's own (hosted without TRUST_PROXY, every caller shows the runtime's)
     // is not counted, or one guesser would lock everyone out.
     const trusted = (env.TRUST_PROXY || !env.SUPABASE_URL) && clientIp !== "unknown";
     const address = trusted ? clientIp : null;
-    const [entered] = await tx<{ outcome: "unlocked" | "invalid" }[]>`
-      select private.unlock_content_source(${body.id}, ${body.access_key}, ${address}) as outcome`;
+    const unlocking = tx<{ outcome: "unlocked" | "invalid" }[]>`
+      select private.unlock_content_source(${body.id}, ${body.access_key}, ${address}) as outcome`
+      .execute();
+    // Read after the unlock, in the same transaction: it sees the source the unlock opened.
+    const { text, params } = findStatement(sources, { id: body.id });
+    const reading = tx.unsafe<ContentSource[]>(text, params as never[], { prepare: true })
+      .execute();
+    const [[entered], [source]] = await Promise.all([unlocking, reading]);
     // A wrong key is answered after commit, so the failure the throttle counts is kept.
     if (entered?.outcome !== "unlocked") {
       return afterCommit(() => Promise.reject(fail("Invalid access key")));
     }
-    const [source] = await findContent(tx, contentTable(contentSourceType), { id: body.id });
     if (!source) throw fail("Content source not found");
     return source;
   },

@@ -3,11 +3,14 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(moderationEndpoints, "update-content-update", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
   run: async ({ body, tx }) => {
     // Runs as service_role; every write (claim, apply, votes, paragon) is in this one function.
     await tx`
       select private.moderate_content_update(
-        ${body.discord_msg_id}, ${body.discord_user_id}, ${body.discord_user_name}, ${body.state})`;
+        ${body.discord_msg_id}, ${body.discord_user_id}, ${body.discord_user_name}, ${body.state})`
+      .execute();
     return true as const;
   },
 }));

@@ -5,6 +5,9 @@ import { serve } from "../_shared/serve.ts";
 import { similarityBackend } from "../_shared/similarity/similarity_backend.ts";
 
 serve(endpoint(searchEndpoints, "vector-db-populate-collection", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
+  readOnly: true,
   run: async ({ body, tx }) => {
     const indexed = await similarityBackend.populate(tx, body);
     if (indexed === 0) throw fail("No results found");

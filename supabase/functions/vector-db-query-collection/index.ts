@@ -4,5 +4,8 @@ import { serve } from "../_shared/serve.ts";
 import { similarityBackend } from "../_shared/similarity/similarity_backend.ts";
 
 serve(endpoint(searchEndpoints, "vector-db-query-collection", {
+  // One statement, sent with its COMMIT.
+  oneStatement: () => true,
+  readOnly: true,
   run: async ({ body, tx }) => await similarityBackend.query(tx, body),
 }));

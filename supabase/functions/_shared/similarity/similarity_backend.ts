@@ -9,7 +9,8 @@ import { PostgresSimilarity } from "./postgres_similarity.ts";
 /**
  * Ranks content by similarity to a query. The endpoints depend only on this, so an embeddings
  * backend (pgvector with an embeddings provider) can replace the Postgres ranking later.
- * Both calls run in the caller's transaction, so the read policies decide what is seen.
+ * Both calls run in the caller's transaction, so the read policies decide what is seen. Each sends
+ * all it sends before it awaits an answer (the endpoints commit ahead: `oneStatement`).
  */
 export interface SimilarityBackend {
   /** Which backend this is, for logs and docs. */
