@@ -169,7 +169,7 @@ export async function startHostedEmulation(options: {
 }
 
 /** What the emulation's processes need to run at all; none of it is the function's concern. */
-function plumbing(): Record<string, string> {
+export function plumbing(): Record<string, string> {
   const home = Deno.env.get("HOME") ?? "/root";
   return {
     HOME: home,

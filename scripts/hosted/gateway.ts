@@ -33,6 +33,41 @@ export interface GatewayOptions {
 const root = new URL("../../", import.meta.url);
 
 /**
+ * The process of one function instance as the platform runs it: its own Deno of the platform's
+ * version, only the given environment, the function's import map and the platform's heap limit.
+ */
+export function functionInstance(
+  denoBin: string,
+  name: string,
+  port: number,
+  env: Record<string, string>,
+): Deno.Command {
+  return new Deno.Command(denoBin, {
+    args: [
+      "run",
+      "--no-config",
+      "--lock=deno.lock",
+      "--frozen",
+      "--import-map=supabase/functions/import_map.json",
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      // The platform counts the isolate's heap; the process's own overhead is the runtime's.
+      `--v8-flags=--max-old-space-size=${PLATFORM_LIMITS.memoryBytes / 1024 / 1024}`,
+      "scripts/hosted/function_instance.ts",
+      name,
+      String(port),
+    ],
+    cwd: root,
+    clearEnv: true,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+/**
  * The emulated gateway of a hosted Supabase project on one port: `/functions/v1/<name>` starts
  * the function's own instance on its first request (a process of the platform's Deno, loading
  * only that function) and relays to it; instances idle for 150 s are stopped. Also serves what
@@ -257,29 +292,7 @@ class Instance {
       .then(() => true, () => false);
     if (name.startsWith("_") || !exists) throw new Error(`no function named ${name}`);
     const port = freePort();
-    const child = new Deno.Command(options.denoBin, {
-      args: [
-        "run",
-        "--no-config",
-        "--lock=deno.lock",
-        "--frozen",
-        "--import-map=supabase/functions/import_map.json",
-        "--allow-net",
-        "--allow-env",
-        "--allow-read",
-        // The platform counts the isolate's heap; the process's own overhead is the runtime's.
-        `--v8-flags=--max-old-space-size=${PLATFORM_LIMITS.memoryBytes / 1024 / 1024}`,
-        "scripts/hosted/function_instance.ts",
-        name,
-        String(port),
-      ],
-      cwd: root,
-      clearEnv: true,
-      env: options.functionEnv,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = functionInstance(options.denoBin, name, port, options.functionEnv).spawn();
     const instance = new Instance(port, name, child, breach);
     const listening = Promise.withResolvers<void>();
     instance.#readLogs(child.stdout, options.verbose, listening.resolve);

@@ -1,7 +1,7 @@
 /**
  * The database socket postgres.js is given (its `socket` option): it sends a pipeline in one write
- * (`coalesceWrites`), and repairs two faults of postgres.js 3.4.9 in reading a connection
- * (`repairReading`).
+ * (`coalesceWrites`), repairs two faults of postgres.js 3.4.9 in reading a connection
+ * (`repairReading`), and ends only after the writes postgres.js has scheduled (`endsAfterWrites`).
  */
 import net from "node:net";
 import { Buffer } from "node:buffer";
@@ -28,9 +28,38 @@ export function databaseSocket(options: SocketOptions): net.Socket {
   // postgres.js names the server by `socket.host` when it starts TLS.
   Object.assign(socket, { host: options.host[0] });
   const writes = coalesceWrites(socket);
+  // First, so that the end reaches postgres.js after what a ReadyForQuery of `repairReading` makes
+  // it write as well.
+  endsAfterWrites(socket);
   // Through TLS the messages cannot be read here (pool.ts fetches the types there).
   if (options.fetch_types === false && !options.ssl) repairReading(socket, writes);
   return socket;
+}
+
+/**
+ * postgres.js schedules its buffered write with `setImmediate`; when the connection ends it cancels
+ * that write with `clearImmediate` and drops its socket, but keeps the cancelled timer's handle.
+ * Two faults followed from a connection that ended with a write scheduled:
+ *
+ * - Under the platform's Deno 2.1 the cancelled write still ran, on the dropped socket, and the
+ *   process died: an instance whose database refused its first connection (handed over while it
+ *   connects, the socket had the start-up message scheduled) never answered.
+ * - Elsewhere the kept handle made the connection object write nothing ever again: each time the
+ *   pool reopened it, its start-up message waited for a flush that never came, and a request that
+ *   was given it waited out its 3 s bound (503). A backend terminated mid-transaction left one
+ *   such connection behind, as the transaction's COMMIT was written on reading its error.
+ *
+ * The socket's end (`error`, `close`) reaches postgres.js two turns later, after any write it had
+ * scheduled (which then clears the handle), and a write to an ended socket is dropped, as the
+ * server is gone.
+ */
+function endsAfterWrites(socket: net.Socket): void {
+  const emit = socket.emit.bind(socket) as (event: string, ...args: unknown[]) => boolean;
+  socket.emit = ((event: string, ...args: unknown[]) => {
+    if (event !== "error" && event !== "close") return emit(event, ...args);
+    setImmediate(() => setImmediate(() => emit(event, ...args)));
+    return true;
+  }) as typeof socket.emit;
 }
 
 /**
@@ -51,6 +80,7 @@ function coalesceWrites(socket: net.Socket): () => number {
     // buffer (null), which the stream refuses by throwing where nothing catches it: the function
     // died (the emulated platform's fuzzed creates). There is nothing to write.
     if (args[0] === null || args[0] === undefined) return true;
+    if (socket.destroyed) return true; // ended (`endsAfterWrites`): nobody to write to
     count++;
     if (!corked) {
       corked = true;
@@ -72,20 +102,31 @@ const ERROR_RESPONSE = 0x45; // 'E'
 const IDLE = 0x49; // 'I'
 /** A ReadyForQuery message (idle), as the server sends it. */
 const READY = () => Buffer.from([READY_FOR_QUERY, 0, 0, 0, 5, IDLE]);
+/** What the client sends that the server answers with one ReadyForQuery each. */
+const QUERY = 0x51; // 'Q'
+const SYNC = 0x53; // 'S'
+/** The type given to the start-up message, which has none on the wire. */
+const STARTUP = 0;
 
 /**
- * Where the server's messages begin and end (a type byte and a 4-byte length), so the repairs below
- * know which message was read last and whether it was read whole.
+ * Where the messages of one direction begin and end (a type byte and a 4-byte length; the client's
+ * first message, its start-up, has no type byte), so the repairs below know which message passed
+ * last, whether it passed whole, and how many of each kind.
  */
 class MessageFraming {
   #header = new Uint8Array(5);
   #headerBytes = 0;
   #bodyLeft = 0;
+  #untyped: boolean;
   /** The type of the last message whose header was read. */
   lastType = 0;
-  readyMessages = 0;
 
-  constructor(readonly onReady: () => void = () => {}) {}
+  constructor(
+    readonly onMessage: (type: number) => void,
+    options: { startsUntyped: boolean },
+  ) {
+    this.#untyped = options.startsUntyped;
+  }
 
   read(chunk: Uint8Array): void {
     let at = 0;
@@ -96,15 +137,15 @@ class MessageFraming {
         at += taken;
         continue;
       }
+      const headerLength = this.#untyped ? 4 : 5;
       this.#header[this.#headerBytes++] = chunk[at++]!;
-      if (this.#headerBytes === 5) {
+      if (this.#headerBytes === headerLength) {
         this.#headerBytes = 0;
-        this.lastType = this.#header[0]!;
-        this.#bodyLeft = new DataView(this.#header.buffer).getUint32(1) - 4;
-        if (this.lastType === READY_FOR_QUERY) {
-          this.readyMessages++;
-          this.onReady();
-        }
+        const view = new DataView(this.#header.buffer);
+        this.lastType = this.#untyped ? STARTUP : this.#header[0]!;
+        this.#bodyLeft = view.getUint32(headerLength - 4) - 4;
+        this.#untyped = false;
+        this.onMessage(this.lastType);
       }
     }
   }
@@ -132,27 +173,44 @@ class MessageFraming {
  *    terminated, an unrelated request answered 503 "terminating connection due to administrator
  *    command" (tests/faults_connection_test.ts, about one run in eight). Given the ReadyForQuery
  *    that would have followed the error, postgres.js answers the statement that met it and forgets
- *    the error. Only once the connection has been ready and something was written since it last
- *    was: an error that ends the start-up (too many clients) or an idle connection has no
- *    statement to answer, and a ReadyForQuery then would hand the closing connection to a waiting
- *    caller.
+ *    the error. Only while the server owes an answer (a ReadyForQuery for each Query or Sync sent,
+ *    counted from what is written): an error that ends the start-up (too many clients) or an idle
+ *    connection has no statement to answer, and a ReadyForQuery then would hand the closing
+ *    connection to a waiting caller. (Counting writes instead, as at first, missed the error of a
+ *    transaction sent in one write once the server had answered its first statements: the next
+ *    request, given the reopened connection, failed with it.)
  */
 function repairReading(socket: net.Socket, writes: () => number): void {
+  // Answers the server owes: one ReadyForQuery for the start-up and for each Query or Sync sent.
+  let owed = 0;
+  const sent = new MessageFraming((type) => {
+    if (type === STARTUP || type === QUERY || type === SYNC) owed++;
+  }, { startsUntyped: true });
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  socket.write = ((...args: unknown[]) => {
+    if (args[0] instanceof Uint8Array) sent.read(args[0]);
+    return write(...args);
+  }) as typeof socket.write;
+
   const emit = socket.emit.bind(socket) as (event: string, ...args: unknown[]) => boolean;
-  let writtenWhenReady = 0;
-  const framing = new MessageFraming(() => (writtenWhenReady = writes()));
+  let readyMessages = 0;
+  const received = new MessageFraming((type) => {
+    if (type === READY_FOR_QUERY) readyMessages++;
+  }, { startsUntyped: false });
   let ended = false;
   socket.emit = ((event: string, ...args: unknown[]) => {
     if ((event === "error" || event === "close") && !ended) {
       ended = true;
-      const inFlight = framing.readyMessages > 0 && writes() > writtenWhenReady;
-      if (inFlight && framing.whole && framing.lastType === ERROR_RESPONSE) emit("data", READY());
+      const inFlight = readyMessages > 0 && owed > readyMessages;
+      if (inFlight && received.whole && received.lastType === ERROR_RESPONSE) {
+        emit("data", READY());
+      }
       return emit(event, ...args);
     }
     if (event !== "data" || !(args[0] instanceof Uint8Array)) return emit(event, ...args);
-    const wasReady = framing.readyMessages > 0;
-    framing.read(args[0]);
-    if (wasReady || framing.readyMessages === 0) return emit(event, ...args);
+    const wasReady = readyMessages > 0;
+    received.read(args[0]);
+    if (wasReady || readyMessages === 0) return emit(event, ...args);
     const written = writes(); // before postgres.js reads the message and answers it
     const handled = emit(event, ...args);
     // Checked after postgres.js's own flush of whatever it wrote on reading that message.
