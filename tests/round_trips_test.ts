@@ -51,6 +51,7 @@ for (const prepare of [true, false]) {
         "find-api-client": 1,
         "get-content-versions": 1,
         "find-content-update": 1,
+        "create-content-update": 1,
         "gm-users-in-group": 1,
         "get-api-client-info": 1,
         "unlock-content-source": 1,

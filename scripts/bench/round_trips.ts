@@ -246,6 +246,17 @@ export async function countRoundTrips(
         body: () => ({ content_source_id: source!.id }),
         auth: "jwt",
       },
+      {
+        label: "create-content-update",
+        fn: "create-content-update",
+        body: () => ({
+          type: "spell",
+          action: "CREATE",
+          data: { name: "Proposed", rank: 1 },
+          content_source_id: source!.id,
+        }),
+        auth: "jwt",
+      },
       { label: "find-content-update", fn: "find-content-update", body: () => ({}), auth: "jwt" },
       { label: "gm-users-in-group", fn: "gm-users-in-group", body: () => ({}), auth: "jwt" },
       { label: "delete-user", fn: "delete-user", body: () => ({}), auth: "jwt", ownAccount: true },
