@@ -28,12 +28,18 @@ export function databaseSocket(options: SocketOptions): net.Socket {
   // postgres.js names the server by `socket.host` when it starts TLS.
   Object.assign(socket, { host: options.host[0] });
   const writes = coalesceWrites(socket);
-  // First, so that the end reaches postgres.js after what a ReadyForQuery of `repairReading` makes
-  // it write as well.
-  endsAfterWrites(socket);
-  // Through TLS the messages cannot be read here (pool.ts fetches the types there).
-  if (options.fetch_types === false && !options.ssl) repairReading(socket, writes);
+  // Through TLS the messages cannot be read here (pool.ts fetches the types there), and postgres.js
+  // listens to the TLS socket over this one, so the end is not put off either.
+  const repaired = options.fetch_types === false && !options.ssl
+    ? repairReading(socket, writes)
+    : null;
+  endsAfterWrites(socket, repaired?.beforeEnd ?? (() => {}));
   return socket;
+}
+
+/** Runs `fn` two turns of the event loop later, after what postgres.js schedules meanwhile. */
+function afterScheduledWrites(fn: () => void): void {
+  setImmediate(() => setImmediate(fn));
 }
 
 /**
@@ -49,15 +55,26 @@ export function databaseSocket(options: SocketOptions): net.Socket {
  *   was given it waited out its 3 s bound (503). A backend terminated mid-transaction left one
  *   such connection behind, as the transaction's COMMIT was written on reading its error.
  *
- * The socket's end (`error`, `close`) reaches postgres.js two turns later, after any write it had
- * scheduled (which then clears the handle), and a write to an ended socket is dropped, as the
- * server is gone.
+ * The socket's end (`error`, `close`) reaches postgres.js only after any write it had scheduled
+ * (which then clears the handle): two turns later `beforeEnd` runs (`repairReading` may hand
+ * postgres.js a ReadyForQuery then, which makes it write again), and two turns after that the end
+ * is delivered. A write to a socket that can no longer write is dropped, as the server is gone.
+ * This narrows the fault rather than closing it: a write postgres.js schedules in the very turn
+ * the end reaches it is still cancelled that way, and the pool then replaces itself after the 3 s
+ * wait of the request that meets the connection (`reserveConnection`, pool.ts).
  */
-function endsAfterWrites(socket: net.Socket): void {
+function endsAfterWrites(socket: net.Socket, beforeEnd: () => void): void {
   const emit = socket.emit.bind(socket) as (event: string, ...args: unknown[]) => boolean;
+  let ending = false;
   socket.emit = ((event: string, ...args: unknown[]) => {
     if (event !== "error" && event !== "close") return emit(event, ...args);
-    setImmediate(() => setImmediate(() => emit(event, ...args)));
+    afterScheduledWrites(() => {
+      if (!ending) {
+        ending = true;
+        beforeEnd();
+      }
+      afterScheduledWrites(() => emit(event, ...args));
+    });
     return true;
   }) as typeof socket.emit;
 }
@@ -80,7 +97,7 @@ function coalesceWrites(socket: net.Socket): () => number {
     // buffer (null), which the stream refuses by throwing where nothing catches it: the function
     // died (the emulated platform's fuzzed creates). There is nothing to write.
     if (args[0] === null || args[0] === undefined) return true;
-    if (socket.destroyed) return true; // ended (`endsAfterWrites`): nobody to write to
+    if (!socket.writable) return true; // ended (`endsAfterWrites`): nobody to write to
     count++;
     if (!corked) {
       corked = true;
@@ -105,6 +122,8 @@ const READY = () => Buffer.from([READY_FOR_QUERY, 0, 0, 0, 5, IDLE]);
 /** What the client sends that the server answers with one ReadyForQuery each. */
 const QUERY = 0x51; // 'Q'
 const SYNC = 0x53; // 'S'
+/** What ends a statement's description on its first run: answered without a ReadyForQuery. */
+const FLUSH = 0x48; // 'H'
 /** The type given to the start-up message, which has none on the wire. */
 const STARTUP = 0;
 
@@ -174,17 +193,25 @@ class MessageFraming {
  *    command" (tests/faults_connection_test.ts, about one run in eight). Given the ReadyForQuery
  *    that would have followed the error, postgres.js answers the statement that met it and forgets
  *    the error. Only while the server owes an answer (a ReadyForQuery for each Query or Sync sent,
- *    counted from what is written): an error that ends the start-up (too many clients) or an idle
- *    connection has no statement to answer, and a ReadyForQuery then would hand the closing
- *    connection to a waiting caller. (Counting writes instead, as at first, missed the error of a
- *    transaction sent in one write once the server had answered its first statements: the next
- *    request, given the reopened connection, failed with it.)
+ *    or the description a statement's first run asks for, counted from what is written): an error
+ *    that ends the start-up (too many clients) or an idle connection has no statement to answer,
+ *    and a ReadyForQuery then would hand the closing connection to a waiting caller. (Counting
+ *    writes instead, as at first, missed the error of a transaction sent in one write once the
+ *    server had answered its first statements: the next request, given the reopened connection,
+ *    failed with it.)
  */
-function repairReading(socket: net.Socket, writes: () => number): void {
-  // Answers the server owes: one ReadyForQuery for the start-up and for each Query or Sync sent.
+function repairReading(socket: net.Socket, writes: () => number): { beforeEnd: () => void } {
+  // Answers the server owes: one ReadyForQuery for the start-up and for each Query or Sync sent,
+  // and, while a description was asked for with no Sync behind it yet, the description.
   let owed = 0;
+  let describing = false;
   const sent = new MessageFraming((type) => {
-    if (type === STARTUP || type === QUERY || type === SYNC) owed++;
+    if (type === STARTUP || type === QUERY || type === SYNC) {
+      owed++;
+      describing = false;
+    } else if (type === FLUSH) {
+      describing = true;
+    }
   }, { startsUntyped: true });
   const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
   socket.write = ((...args: unknown[]) => {
@@ -197,16 +224,7 @@ function repairReading(socket: net.Socket, writes: () => number): void {
   const received = new MessageFraming((type) => {
     if (type === READY_FOR_QUERY) readyMessages++;
   }, { startsUntyped: false });
-  let ended = false;
   socket.emit = ((event: string, ...args: unknown[]) => {
-    if ((event === "error" || event === "close") && !ended) {
-      ended = true;
-      const inFlight = readyMessages > 0 && owed > readyMessages;
-      if (inFlight && received.whole && received.lastType === ERROR_RESPONSE) {
-        emit("data", READY());
-      }
-      return emit(event, ...args);
-    }
     if (event !== "data" || !(args[0] instanceof Uint8Array)) return emit(event, ...args);
     const wasReady = readyMessages > 0;
     received.read(args[0]);
@@ -214,11 +232,19 @@ function repairReading(socket: net.Socket, writes: () => number): void {
     const written = writes(); // before postgres.js reads the message and answers it
     const handled = emit(event, ...args);
     // Checked after postgres.js's own flush of whatever it wrote on reading that message.
-    setImmediate(() =>
-      setImmediate(() => {
-        if (writes() === written && !socket.destroyed) emit("data", READY());
-      })
-    );
+    afterScheduledWrites(() => {
+      if (writes() === written && !socket.destroyed) emit("data", READY());
+    });
     return handled;
   }) as typeof socket.emit;
+
+  return {
+    // Decided at the end, from what was written before the server's end of the stream: from then on
+    // the socket refuses writes itself (Node's `writeAfterFIN` takes the place of `write`), so the
+    // Sync postgres.js writes on reading the error is never seen here.
+    beforeEnd: () => {
+      const inFlight = readyMessages > 0 && (owed > readyMessages || describing);
+      if (inFlight && received.whole && received.lastType === ERROR_RESPONSE) emit("data", READY());
+    },
+  };
 }
