@@ -3,7 +3,7 @@
  * real Postgres (`deno task bench:round-trips` prints the whole table). Round trips are
  * deterministic, so the ones the design promises are asserted, with prepared statements and
  * without (values then written in as literals): a read is one, and so is a write of one statement
- * declared as such (`oneStatement`). Real-services run only.
+ * declared as such (`oneRoundTrip`). Real-services run only.
  */
 import { equal, ok } from "node:assert/strict";
 import { countRoundTrips } from "../scripts/bench/round_trips.ts";
@@ -56,6 +56,7 @@ for (const prepare of [true, false]) {
         "get-api-client-info": 1,
         "unlock-content-source": 1,
         "vector-db-query-collection": 1,
+        "vector-db-populate-collection": 1,
         "delete-user": 1,
         // The cursor's first batch, then COMMIT once the answer is known to be whole.
         "find-spell {} (official)": 2,

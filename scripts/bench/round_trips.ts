@@ -229,6 +229,12 @@ export async function countRoundTrips(
         auth: "jwt",
       },
       {
+        label: "vector-db-populate-collection",
+        fn: "vector-db-populate-collection",
+        body: () => ({ collection: "name", type: "spell", ids: [1] }),
+        auth: "jwt",
+      },
+      {
         label: "vector-db-query-collection",
         fn: "vector-db-query-collection",
         body: () => ({ collection: "name", query: "fire", nResults: 3 }),

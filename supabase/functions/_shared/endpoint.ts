@@ -97,7 +97,7 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
    * of one round trip. A handler that sends more after an answer fails loudly. Not with an
    * Idempotency-Key, whose bookkeeping adds statements.
    */
-  oneStatement?: (body: z.output<S>) => boolean;
+  oneRoundTrip?: (body: z.output<S>) => boolean;
   /**
    * `run` only reads: its transaction is `read only` (Postgres refuses any write in it), so it may
    * run and commit before the caller's rate budget is known; the answer still waits for it.
@@ -404,7 +404,7 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   };
   const characterId = spec.characterGrant?.(base.body) ?? null;
   const readOnly = spec.readOnly === true;
-  const commitAhead = retryable === null && (spec.oneStatement?.(base.body) ?? false);
+  const commitAhead = retryable === null && (spec.oneRoundTrip?.(base.body) ?? false);
   // A write of one round trip sends its COMMIT in its first write: it starts once the budget is
   // known. Any other write commits only once it is (`beforeCommit`); a read needs neither.
   if (commitAhead && !readOnly) await pending?.verdict();

@@ -8,7 +8,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "create-api-client", {
   // One statement, sent with its COMMIT: the key is made without awaiting anything.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const apiKey = issueApiKey();
     const [client] = await tx<z.input<typeof ApiClient>[]>`

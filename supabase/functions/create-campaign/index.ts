@@ -5,6 +5,6 @@ import { saveCampaign } from "../_shared/characters/campaigns.ts";
 
 serve(endpoint(campaignsEndpoints, "create-campaign", {
   // The write with its join key (and, for an update, the ownership check) in one round trip.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => await saveCampaign(tx, body),
 }));

@@ -6,7 +6,7 @@ import { insertCharacter, updateCharacterOrFail } from "../_shared/characters/ch
 serve(endpoint(charactersEndpoints, "create-character", {
   characterGrant: (body) => body.id,
   // The insert and the update are each one statement, sent at once.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const { id, ...patch } = body;
     if (id !== undefined) return await updateCharacterOrFail(tx, id, patch);

@@ -8,7 +8,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(moderationEndpoints, "create-content-update", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const created = await insertContentUpdate(tx, body);
     if (!created) throw fail("Content update not found");

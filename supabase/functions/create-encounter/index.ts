@@ -5,6 +5,6 @@ import { saveEncounter } from "../_shared/characters/encounters.ts";
 
 serve(endpoint(campaignsEndpoints, "create-encounter", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => await saveEncounter(tx, body),
 }));

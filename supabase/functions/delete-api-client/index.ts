@@ -5,7 +5,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "delete-api-client", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const deleted = await tx`delete from public.api_client where id = ${body.id} returning id`
       .execute();

@@ -7,7 +7,7 @@ import { serve } from "../_shared/serve.ts";
 serve(endpoint(contentEndpoints, "delete-content", {
   // The delete and, when it removed nothing, whether the record is visible at all (to say why) are
   // one statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const table = `public."${tableOf(body.type)}"`;
     const [row] = await tx.unsafe(

@@ -8,7 +8,7 @@ import { publicFileStore } from "../_shared/storage/public_file_store.ts";
 
 serve(endpoint(accountsEndpoints, "delete-user", {
   // The list of files and the deletion are sent together, with the COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ tx, requestId }) => {
     // The account's stored files, listed before their records go with it (owner-only reads).
     const listing = tx<{ bucket: string; path: string }[]>`

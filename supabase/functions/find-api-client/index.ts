@@ -6,7 +6,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "find-api-client", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ tx }) =>
     await tx<z.input<typeof ApiClient>[]>`

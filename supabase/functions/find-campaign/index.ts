@@ -6,6 +6,6 @@ import { findCampaigns } from "../_shared/characters/campaigns.ts";
 
 serve(endpoint(campaignsEndpoints, "find-campaign", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, caller, tx }) => await findCampaigns(tx, body, actsForUser(caller)),
 }));

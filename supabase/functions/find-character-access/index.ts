@@ -8,7 +8,7 @@ import { checkedAhead } from "../_shared/db/checked_ahead.ts";
 
 serve(endpoint(charactersEndpoints, "find-character-access", {
   // The check and the list (empty unless the caller owns the character) in one write.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) =>
     await checkedAhead(

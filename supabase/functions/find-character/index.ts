@@ -7,7 +7,7 @@ import { selectCharacters } from "../_shared/characters/characters.ts";
 
 serve(endpoint(charactersEndpoints, "find-character", {
   // One statement, sent with its COMMIT; it only reads, so it runs while the budget is checked.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   characterGrant: (body) => typeof body.id === "number" ? body.id : undefined,
   run: async ({ body, caller, tx }) => {

@@ -6,7 +6,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(moderationEndpoints, "find-content-update", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) => oneOrMany(body.id, await selectContentUpdates(tx, body)),
 }));

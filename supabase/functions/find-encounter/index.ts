@@ -5,7 +5,7 @@ import { selectEncounters } from "../_shared/characters/encounters.ts";
 
 serve(endpoint(campaignsEndpoints, "find-encounter", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) => await selectEncounters(tx, body),
 }));

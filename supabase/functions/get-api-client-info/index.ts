@@ -7,7 +7,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(charactersEndpoints, "get-api-client-info", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) => {
     const [info] = await tx<z.input<typeof ApiClientInfo>[]>`

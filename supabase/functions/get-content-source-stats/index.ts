@@ -5,7 +5,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(contentEndpoints, "get-content-source-stats", {
   // The source and its count, sent together with the COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) => {
     // Every column the caller may read (the access key is not among them), under the read policy.

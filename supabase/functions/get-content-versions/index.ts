@@ -6,7 +6,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(contentEndpoints, "get-content-versions", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) =>
     // Row-level policies leave out the sources the caller may not read.

@@ -24,7 +24,7 @@ type VirtualTier = NonNullable<z.input<typeof ProfileGameMaster>["virtual_tier"]
 
 serve(endpoint(accountsEndpoints, "get-user", {
   // Every statement is sent before any answer is awaited: one round trip with the COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) => {
     if (body.id === undefined && body._id === undefined) {

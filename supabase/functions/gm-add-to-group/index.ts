@@ -5,7 +5,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "gm-add-to-group", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const [row] = await tx<{ joined: boolean }[]>`
       select private.join_gm_group(${body.gm_user_id}::uuid, ${body.access_code}) as joined`

@@ -5,7 +5,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "gm-regenerate-code", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ tx }) => {
     const [row] = await tx<{ done: boolean }[]>`select private.regenerate_gm_code() as done`
       .execute();

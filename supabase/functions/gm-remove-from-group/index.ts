@@ -5,7 +5,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "gm-remove-from-group", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const removed = await tx`
       delete from public.gm_group_member where user_id = ${body.user_id}::uuid returning user_id`

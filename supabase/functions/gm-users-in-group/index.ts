@@ -6,7 +6,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(accountsEndpoints, "gm-users-in-group", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ tx }) =>
     await tx<z.input<typeof GmGroupMember>[]>`

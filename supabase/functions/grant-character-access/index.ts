@@ -8,7 +8,7 @@ import { checkedAhead } from "../_shared/db/checked_ahead.ts";
 
 serve(endpoint(charactersEndpoints, "grant-character-access", {
   // The check and the grant (which refuses a character not the caller's itself) in one write.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const [grant] = await checkedAhead(
       assertOwnCharacter(tx, body.character_id),

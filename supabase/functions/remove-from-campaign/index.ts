@@ -4,7 +4,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(campaignsEndpoints, "remove-from-campaign", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     // The function refuses a campaign the caller does not own, and an API key without a grant on
     // the character (403). A character that has left the campaign is no longer the owner's to

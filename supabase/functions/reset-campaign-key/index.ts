@@ -6,7 +6,7 @@ import { assertOwnCampaign } from "../_shared/characters/campaigns.ts";
 
 serve(endpoint(campaignsEndpoints, "reset-campaign-key", {
   // The check and the reset (which refuses a campaign not the caller's itself) in one write.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const [row] = await checkedAhead(
       assertOwnCampaign(tx, body.id),

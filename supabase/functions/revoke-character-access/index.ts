@@ -7,7 +7,7 @@ import { checkedAhead } from "../_shared/db/checked_ahead.ts";
 serve(endpoint(charactersEndpoints, "revoke-character-access", {
   // The check and the delete (which the grant table's policies limit to the character's owner)
   // in one write.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     // Idempotent: revoking a client that holds no grant leaves it without one, as asked.
     await checkedAhead(

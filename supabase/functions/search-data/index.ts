@@ -6,7 +6,7 @@ import { simpleSearch } from "../_shared/search/simple_search.ts";
 
 serve(endpoint(searchEndpoints, "search-data", {
   // Either mode is one read statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) =>
     body.is_advanced ? await advancedSearch(tx, body) : await simpleSearch(tx, body),

@@ -1,8 +1,8 @@
 import { contentEndpoints } from "@shared/contract/content.ts";
 import { afterCommit } from "../_shared/after_commit.ts";
-import { findStatement } from "../_shared/content/find_content.ts";
+import { findContent } from "../_shared/content/find_content.ts";
 import { contentTable } from "../_shared/content/tables.ts";
-import { type ContentSource, contentSourceType } from "@shared/content/content_source.ts";
+import { contentSourceType } from "@shared/content/content_source.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { env } from "../_shared/env.ts";
 import { fail } from "../_shared/envelope.ts";
@@ -12,7 +12,7 @@ const sources = contentTable(contentSourceType);
 
 serve(endpoint(contentEndpoints, "unlock-content-source", {
   // The unlock and the read of the source it opens are sent together, with the COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx, clientIp }) => {
     // Wrong keys are counted per user and per client address (the database decides); an address
     // that is not the caller's own (hosted without TRUST_PROXY, every caller shows the runtime's)
@@ -23,9 +23,7 @@ serve(endpoint(contentEndpoints, "unlock-content-source", {
       select private.unlock_content_source(${body.id}, ${body.access_key}, ${address}) as outcome`
       .execute();
     // Read after the unlock, in the same transaction: it sees the source the unlock opened.
-    const { text, params } = findStatement(sources, { id: body.id });
-    const reading = tx.unsafe<ContentSource[]>(text, params as never[], { prepare: true })
-      .execute();
+    const reading = findContent(tx, sources, { id: body.id });
     const [[entered], [source]] = await Promise.all([unlocking, reading]);
     // A wrong key is answered after commit, so the failure the throttle counts is kept.
     if (entered?.outcome !== "unlocked") {

@@ -7,7 +7,7 @@ import { updateCharacter } from "../_shared/characters/characters.ts";
 serve(endpoint(charactersEndpoints, "update-character", {
   characterGrant: (body) => body.id,
   // Either path below is one statement, sent at once.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, caller, tx }) => {
     const { id, expected_updated_at, ...patch } = body;
     // Signed out, the web client expects the reference's answer: no access, nothing written.

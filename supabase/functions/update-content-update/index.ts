@@ -4,7 +4,7 @@ import { serve } from "../_shared/serve.ts";
 
 serve(endpoint(moderationEndpoints, "update-content-update", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     // Runs as service_role; every write (claim, apply, votes, paragon) is in this one function.
     await tx`

@@ -17,7 +17,7 @@ const EDITABLE = [
 
 serve(endpoint(accountsEndpoints, "update-user", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const changes: Record<string, unknown> = {};
     for (const column of EDITABLE) {

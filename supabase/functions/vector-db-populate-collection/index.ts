@@ -6,7 +6,7 @@ import { similarityBackend } from "../_shared/similarity/similarity_backend.ts";
 
 serve(endpoint(searchEndpoints, "vector-db-populate-collection", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) => {
     const indexed = await similarityBackend.populate(tx, body);

@@ -5,7 +5,7 @@ import { similarityBackend } from "../_shared/similarity/similarity_backend.ts";
 
 serve(endpoint(searchEndpoints, "vector-db-query-collection", {
   // One statement, sent with its COMMIT.
-  oneStatement: () => true,
+  oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) => await similarityBackend.query(tx, body),
 }));

@@ -51,7 +51,7 @@ const JSON_COLUMNS: ReadonlySet<(typeof CHARACTER_WRITABLE_FIELDS)[number]> = ne
 export async function insertCharacter(tx: Tx, patch: CharacterPatch): Promise<CharacterRow> {
   const values = columnValues(tx, patch, CHARACTER_WRITABLE_FIELDS, JSON_COLUMNS);
   const keys = Object.keys(values);
-  // Sent at once (execute), so a COMMIT sent ahead follows it (`oneStatement`).
+  // Sent at once (execute), so a COMMIT sent ahead follows it (`oneRoundTrip`).
   const [row] = keys.length > 0
     ? await tx<CharacterRow[]>`
         insert into public.character ${tx(values, keys)} returning ${tx(COLUMNS)}`.execute()

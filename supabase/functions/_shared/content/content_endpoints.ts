@@ -44,7 +44,7 @@ export function createContentEndpoint(type: ContentTypeContract): EndpointHandle
   const insertId = type.insertId;
   return endpoint(recordEndpointsOf(type), `create-${type.name}`, {
     // A record in a content source is saved in one statement (save_content.ts).
-    oneStatement: (body) => savesInOneStatement(table, body as Record<string, unknown>, insertId),
+    oneRoundTrip: (body) => savesInOneStatement(table, body as Record<string, unknown>, insertId),
     run: async ({ body, tx }) => await saveContent(tx, table, body, insertId) as SavedRow,
   });
 }

@@ -45,7 +45,8 @@ export async function findContent<S extends z.ZodObject>(
   body: FindFilters,
 ): Promise<z.input<S>[]> {
   const { text, params } = findStatement(table, body);
-  const rows = await tx.unsafe(text, params as never[], { prepare: true });
+  // Sent at once (execute): a handler may send more before it awaits this (`oneRoundTrip`).
+  const rows = await tx.unsafe(text, params as never[], { prepare: true }).execute();
   return rows as unknown as z.input<S>[];
 }
 
