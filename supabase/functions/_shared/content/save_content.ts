@@ -26,27 +26,24 @@ export async function saveContent<S extends z.ZodObject>(
   const id = body.id;
   const isInsert = insertsBody(body, newId);
   const values = writtenValues(table, body, isInsert);
+  if (
+    isInsert && table.sourceColumn === "content_source_id" && values.content_source_id === undefined
+  ) {
+    throw fail("Missing required field: content_source_id");
+  }
   const columns = Object.keys(values).map(ident);
-  const record = `jsonb_populate_record(null::public.${ident(table.table)}, $1::jsonb) r`;
-  const target = `public.${ident(table.table)}`;
   if (savedInOneStatement(table, values, isInsert)) {
     return isInsert
       ? await insertInOneStatement(tx, table, values, columns)
       : await updateInOneStatement(tx, table, values, columns, Number(id));
   }
 
+  // A save that writes no column: an insert of the defaults alone, or an update that changes
+  // nothing, where the record is only checked and read.
+  const target = `public.${ident(table.table)}`;
   let savedId: number;
   if (isInsert) {
-    if (table.sourceColumn === "content_source_id") {
-      await assertWritableSource(tx, values.content_source_id);
-    }
-    const rows = columns.length === 0
-      ? await tx.unsafe(`insert into ${target} default values returning id`)
-      : await tx.unsafe(
-        `insert into ${target} (${columns.join(", ")})
-         select ${columns.map((c) => `r.${c}`).join(", ")} from ${record} returning id`,
-        [values as never],
-      );
+    const rows = await tx.unsafe(`insert into ${target} default values returning id`);
     savedId = Number(rows[0]?.id);
   } else {
     savedId = Number(id);
@@ -57,13 +54,6 @@ export async function saveContent<S extends z.ZodObject>(
     );
     if (!row) throw fail(`${capitalized(table.label)} not found`);
     if (row.writable !== true) throw fail(`You do not have access to this ${table.label}`);
-    if (columns.length > 0) {
-      await tx.unsafe(
-        `update ${target} t set ${columns.map((c) => `${c} = r.${c}`).join(", ")}
-         from ${record} where t.id = $2::bigint`,
-        [values as never, savedId],
-      );
-    }
   }
   const [saved] = await findContent(tx, table, { id: savedId });
   if (!saved) throw new Error(`Saved ${table.label} ${savedId} could not be read back`);
@@ -198,13 +188,4 @@ async function updateInOneStatement<S extends z.ZodObject>(
   }
   const { __found: _, __writable: __, __saved: ___, ...saved } = row;
   return saved as z.input<S>;
-}
-
-async function assertWritableSource(tx: Tx, sourceId: unknown): Promise<void> {
-  if (sourceId === undefined) throw fail("Missing required field: content_source_id");
-  const [row] = await tx`
-    select private.can_read_source(${Number(sourceId)}) as readable,
-           private.can_write_source(${Number(sourceId)}) as writable`;
-  if (row?.readable !== true) throw fail("Content source not found");
-  if (row.writable !== true) throw fail("You do not have access to this content source");
 }
