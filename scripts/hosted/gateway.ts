@@ -115,6 +115,17 @@ export class HostedGateway {
     await this.#server?.shutdown();
   }
 
+  /** Stops a function's instance, as the platform does when it scales one down: its next request starts another. */
+  async stopInstance(name: string): Promise<void> {
+    const pending = this.#instances.get(name);
+    if (!pending) return;
+    this.#instances.delete(name);
+    const instance = await pending.catch(() => null);
+    if (!instance) return;
+    instance.stop();
+    await instance.finished;
+  }
+
   async #route(req: Request, info: Deno.ServeHandlerInfo): Promise<Response> {
     const url = new URL(req.url);
     if (url.pathname === "/health") return new Response("ok");

@@ -377,7 +377,7 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   type Outcome = z.input<R> | AfterCommit<z.input<R>> | RowStream;
   const work = (tx: Tx): Promise<Outcome> => run({ ...base, caller, tx });
   // With an Idempotency-Key, the key is claimed and the answer kept in the same transaction.
-  let kept: Promise<void> | null = null;
+  let answered: unknown = null;
   const handle = retryable === null ? work : async (tx: Tx): Promise<Outcome> => {
     // The work is sent right behind the claim, without waiting for it: both go in one round trip,
     // and when the claim finds an earlier request the work is rolled back with the transaction.
@@ -395,11 +395,7 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
     const outcome = await working;
     if (outcome instanceof AfterCommit || outcome instanceof RowStream) return outcome;
     const checked = checkedResult(spec.result, outcome) as z.input<R>;
-    // Not awaited here: the COMMIT goes out right behind it. Should it fail, that COMMIT ends a
-    // failed transaction (a rollback, which Postgres does not report as an error): its own error,
-    // awaited once the transaction has ended, is then the answer.
-    kept = rememberAnswer(tx, retryable, 200, successBody(checked));
-    kept.catch(() => {});
+    answered = successBody(checked); // kept with the COMMIT (`withCommit`)
     return checked;
   };
   const characterId = spec.characterGrant?.(base.body) ?? null;
@@ -413,8 +409,11 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
     commitAhead,
     readOnly,
     beforeCommit: readOnly || commitAhead || !pending ? undefined : () => pending.verdict(),
+    withCommit: retryable === null
+      ? undefined
+      : (tx) =>
+        answered === null ? Promise.resolve() : rememberAnswer(tx, retryable, 200, answered),
   });
-  await kept;
   if (!(outcome instanceof AfterCommit)) return outcome;
   const same = async <T>(fn: (tx: Tx) => Promise<T>) => (await asCaller(actedAs, fn)).value;
   const final = await outcome.step({ transaction: same });

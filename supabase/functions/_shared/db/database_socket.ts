@@ -5,7 +5,7 @@
  */
 import net from "node:net";
 import { Buffer } from "node:buffer";
-import { setImmediate } from "node:timers";
+import { setImmediate } from "../immediate.ts";
 
 /** The connection options postgres.js hands its `socket` factory (the parts used here). */
 interface SocketOptions {

@@ -9,6 +9,7 @@ import { log } from "../log.ts";
 import { withLiteralValues } from "./literal_values.ts";
 import { databaseSocket } from "./database_socket.ts";
 import { ARRAY_TYPES } from "./array_types.ts";
+import { installImmediate } from "../immediate.ts";
 
 /** A transaction handle: every query a request makes runs through one. */
 export type Tx = postgres.Sql;
@@ -25,6 +26,9 @@ const RESERVE_WAIT_MS = 3_000;
  * here: past it, the connection is dropped and the request answers 503.
  */
 export const TRANSACTION_DEADLINE_MS = 7_000;
+
+// postgres.js flushes each write on `setImmediate`, which the platform's Deno delays (immediate.ts).
+installImmediate();
 
 /** Where requests connect, and whether each transaction switches to the login role itself. */
 export const requestConnection = requestDatabase();

@@ -30,6 +30,12 @@ export interface TransactionOptions {
    * `commitAhead`.
    */
   beforeCommit?: (() => Promise<unknown>) | undefined;
+  /**
+   * Sent right before COMMIT, in the same write, once `fn` has finished and `beforeCommit` allowed
+   * it (an Idempotency-Key's answer, kept with the work it answers). If it fails, Postgres answers
+   * the COMMIT with a rollback and its error is the transaction's. Not with `commitAhead`.
+   */
+  withCommit?: ((tx: Tx) => Promise<unknown>) | undefined;
 }
 
 /**
@@ -111,10 +117,18 @@ export async function inTransaction<O extends postgres.Row[], T>(
       handedOver = true;
       return { value: outcome.value, opened };
     }
+    // Both sent before either is awaited: they leave in one write.
+    const recorded = committed ? null : options.withCommit?.(tx) ?? null;
+    recorded?.catch(() => {});
     watch.sealed = true;
     await Promise.race([committed ?? reserved.unsafe("commit"), deadline]).catch((e) => {
       throw watch.seen(e);
     });
+    if (recorded) {
+      await Promise.race([recorded, deadline]).catch((e) => {
+        throw watch.seen(e);
+      });
+    }
     return { value: outcome.value, opened: await opening };
   } finally {
     if (!handedOver) {

@@ -1,4 +1,4 @@
-import { setImmediate } from "node:timers";
+import { setImmediate } from "../immediate.ts";
 import { hexOf } from "../hex.ts";
 
 /** A value of the Redis protocol (RESP2). */
