@@ -9,6 +9,7 @@
  *   deno task bench:cold-start [--runs 7] [--functions find-spell,create-character]
  */
 import { parseArgs } from "node:util";
+import postgres from "postgres";
 import { startHostedEmulation } from "../hosted/emulation.ts";
 
 const args = parseArgs({
@@ -28,13 +29,10 @@ const emulation = await startHostedEmulation({
   redisUrl: Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379",
   verbose: Deno.env.get("BENCH_VERBOSE") === "1",
 });
+// Deletes the characters create-character makes: an account holds a few only.
+const owner = postgres(emulation.ownerUrl, { max: 1, onnotice: () => {} });
 try {
-  const owner = await import("postgres").then((m) => m.default(emulation.ownerUrl, { max: 1 }));
-  const [user] = await owner<{ id: string }[]>`
-    insert into auth.users (id, email) values (gen_random_uuid(), 'bench-cold@example.test')
-    returning id::text as id`;
-  await owner.end();
-  const token = await emulation.signAccessToken(user!.id, "bench-cold@example.test");
+  const { userId, token } = await emulation.signUp("bench-cold@example.test");
   const bodies: Record<string, unknown> = {
     "find-spell": { id: 1 },
     "search-data": { text: "fire" },
@@ -85,11 +83,7 @@ try {
       client.push(first);
       // A character account holds a few characters only.
       if (name === "create-character") {
-        const cleanup = await import("postgres").then((m) =>
-          m.default(emulation.ownerUrl, { max: 1 })
-        );
-        await cleanup`delete from public.character where user_id = ${user!.id}`;
-        await cleanup.end();
+        await owner`delete from public.character where user_id = ${userId}`;
       }
     }
     const cell = (values: number[]) =>
@@ -99,5 +93,6 @@ try {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   console.log(rows.map((r) => r.map((c, i) => c.padStart(widths[i]!)).join("  ")).join("\n"));
 } finally {
+  await owner.end();
   await emulation.close();
 }

@@ -32,12 +32,7 @@ const emulation = await startHostedEmulation({
   verbose: Deno.env.get("BENCH_VERBOSE") === "1",
 });
 try {
-  const owner = await import("postgres").then((m) => m.default(emulation.ownerUrl, { max: 1 }));
-  const [user] = await owner<{ id: string }[]>`
-    insert into auth.users (id, email) values (gen_random_uuid(), 'bench-hosted@example.test')
-    returning id::text as id`;
-  await owner.end();
-  const token = await emulation.signAccessToken(user!.id, "bench-hosted@example.test");
+  const { token } = await emulation.signUp("bench-hosted@example.test");
   interface Kind {
     label: string;
     fn: string;

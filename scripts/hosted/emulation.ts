@@ -25,6 +25,8 @@ export interface HostedEmulation {
   moderationSecret: string;
   /** Signs a user session token as the project's Auth does (ES256, `kid`, its issuer). */
   signAccessToken(userId: string, email: string, lifetimeSeconds?: number): Promise<string>;
+  /** A new user as Auth signs one up (a row of auth.users), with a session token. */
+  signUp(email: string): Promise<{ userId: string; token: string }>;
   /** Signs any claims with the project's key (ES256), `iss` added unless given. */
   signClaims(claims: Record<string, unknown>): Promise<string>;
   /** The legacy HS256 secret (JWT_SECRET), for projects that still have one. */
@@ -156,6 +158,20 @@ export async function startHostedEmulation(options: {
       moderationSecret,
       gateway,
       database,
+      signUp: async (email) => {
+        const owner = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+        try {
+          const [user] = await owner<{ id: string }[]>`
+            insert into auth.users (id, email) values (gen_random_uuid(), ${email})
+            returning id::text as id`;
+          return {
+            userId: user!.id,
+            token: await signClaims(sessionClaims(user!.id, email, 3600)),
+          };
+        } finally {
+          await owner.end();
+        }
+      },
       signAccessToken: (userId, email, lifetimeSeconds = 3600) =>
         signClaims(sessionClaims(userId, email, lifetimeSeconds)),
       signClaims,
