@@ -411,8 +411,7 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
     beforeCommit: readOnly || commitAhead || !pending ? undefined : () => pending.verdict(),
     withCommit: retryable === null
       ? undefined
-      : (tx) =>
-        answered === null ? Promise.resolve() : rememberAnswer(tx, retryable, 200, answered),
+      : (tx) => answered === null ? null : rememberAnswer(tx, retryable, 200, answered),
   });
   if (!(outcome instanceof AfterCommit)) return outcome;
   const same = async <T>(fn: (tx: Tx) => Promise<T>) => (await asCaller(actedAs, fn)).value;
@@ -422,7 +421,8 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   // or the database away; the answer stands either way, and a repeat of the key is then told that
   // the first request's outcome is unknown (`claimKey`), never given the work a second time.
   const checked = checkedResult(spec.result, final);
-  await same((tx) => rememberAnswer(tx, retryable, 200, successBody(checked))).catch(() => {});
+  await same(async (tx) => await rememberAnswer(tx, retryable, 200, successBody(checked)))
+    .catch(() => {});
   return checked;
 }
 

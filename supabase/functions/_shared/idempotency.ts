@@ -5,6 +5,7 @@ import {
 } from "@shared/idempotency.ts";
 import { Fail } from "./envelope.ts";
 import type { Tx } from "./db/pool.ts";
+import type postgres from "postgres";
 
 /** A key and the body it came with: what a request claims before it does its work. */
 export interface IdempotentRequest {
@@ -87,16 +88,13 @@ export async function claimKey(tx: Tx, request: IdempotentRequest): Promise<void
   throw new Replay(earlier.status, earlier.answer);
 }
 
-/**
- * Keeps the answer of the request that claimed the key, in its transaction. Sent at the call, so a
- * COMMIT sent before the returned promise settles follows it in the same write.
- */
-export async function rememberAnswer(
+/** The statement that keeps the answer of the request that claimed the key, in its transaction. */
+export function rememberAnswer(
   tx: Tx,
   request: IdempotentRequest,
   status: number,
   body: unknown,
-): Promise<void> {
-  await tx`select private.remember_idempotent_answer(
-    ${request.key}, ${status}::smallint, ${tx.json(body as never)})`.execute();
+): postgres.PendingQuery<postgres.Row[]> {
+  return tx`select private.remember_idempotent_answer(
+    ${request.key}, ${status}::smallint, ${tx.json(body as never)})`;
 }

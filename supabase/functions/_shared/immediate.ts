@@ -6,7 +6,8 @@
  * behind it (`database_socket.ts`): each statement sent waited about 4 ms, and a new connection
  * about 11 ms for the three writes of its start-up, where the database answered in 0.5 ms. Here a
  * turn is a message through a `MessageChannel` (about 0.1 ms): every immediate queued before it
- * arrives runs in it, in order, and those queued meanwhile wait for the next, as in Node.
+ * arrives runs in it, in order, and those queued meanwhile wait for the next, as in Node. Unlike
+ * Node, microtasks an immediate queues run after the whole turn, not before the next immediate.
  */
 
 /** An immediate's handle, as `setImmediate` returns it. */

@@ -44,16 +44,14 @@ function afterScheduledWrites(fn: () => void): void {
 
 /**
  * postgres.js schedules its buffered write with `setImmediate`; when the connection ends it cancels
- * that write with `clearImmediate` and drops its socket, but keeps the cancelled timer's handle.
- * Two faults followed from a connection that ended with a write scheduled:
- *
- * - Under the platform's Deno 2.1 the cancelled write still ran, on the dropped socket, and the
- *   process died: an instance whose database refused its first connection (handed over while it
- *   connects, the socket had the start-up message scheduled) never answered.
- * - Elsewhere the kept handle made the connection object write nothing ever again: each time the
- *   pool reopened it, its start-up message waited for a flush that never came, and a request that
- *   was given it waited out its 3 s bound (503). A backend terminated mid-transaction left one
- *   such connection behind, as the transaction's COMMIT was written on reading its error.
+ * that write with `clearImmediate` and drops its socket, but keeps the cancelled timer's handle,
+ * and the connection object then writes nothing ever again: each time the pool reopened it, its
+ * start-up message waited for a flush that never came, and a request that was given it waited out
+ * its 3 s bound (503). A backend terminated mid-transaction left one such connection behind, as the
+ * transaction's COMMIT was written on reading its error. (With Node's timers of the platform's Deno
+ * 2.1 the cancelled write ran anyway, on the dropped socket, and ended the process: an instance
+ * whose database refused its first connection never answered. The pool's own immediates,
+ * `immediate.ts`, cancel for good, so there the connection is left unable to write instead.)
  *
  * The socket's end (`error`, `close`) reaches postgres.js only after any write it had scheduled
  * (which then clears the handle): two turns later `beforeEnd` runs (`repairReading` may hand
@@ -92,10 +90,11 @@ function coalesceWrites(socket: net.Socket): () => number {
   let count = 0;
   let corked = false;
   socket.write = ((...args: unknown[]) => {
-    // postgres.js flushes its buffer on a timer it clears when a large write flushes first; under
-    // the platform's Deno 2.1 the cleared timer was seen to fire anyway, writing its emptied
-    // buffer (null), which the stream refuses by throwing where nothing catches it: the function
-    // died (the emulated platform's fuzzed creates). There is nothing to write.
+    // postgres.js flushes its buffer on an immediate it clears when a large write flushes first;
+    // Node's timers of the platform's Deno 2.1 were seen to run the cleared one anyway, writing
+    // its emptied buffer (null), which the stream refuses by throwing where nothing catches it: the
+    // function died. The pool's own immediates cancel for good; should one run, there is nothing
+    // to write.
     if (args[0] === null || args[0] === undefined) return true;
     if (!socket.writable) return true; // ended (`endsAfterWrites`): nobody to write to
     count++;

@@ -31,11 +31,12 @@ export interface TransactionOptions {
    */
   beforeCommit?: (() => Promise<unknown>) | undefined;
   /**
-   * Sent right before COMMIT, in the same write, once `fn` has finished and `beforeCommit` allowed
-   * it (an Idempotency-Key's answer, kept with the work it answers). If it fails, Postgres answers
-   * the COMMIT with a rollback and its error is the transaction's. Not with `commitAhead`.
+   * A statement sent right before COMMIT, in the same write, once `fn` has finished and
+   * `beforeCommit` allowed it (an Idempotency-Key's answer, kept with the work it answers). If it
+   * fails, Postgres answers the COMMIT with a rollback and its error is the transaction's. Not with
+   * `commitAhead`.
    */
-  withCommit?: ((tx: Tx) => Promise<unknown>) | undefined;
+  withCommit?: ((tx: Tx) => postgres.PendingQuery<postgres.Row[]> | null) | undefined;
 }
 
 /**
@@ -118,7 +119,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
       return { value: outcome.value, opened };
     }
     // Both sent before either is awaited: they leave in one write.
-    const recorded = committed ? null : options.withCommit?.(tx) ?? null;
+    const recorded = committed ? null : options.withCommit?.(tx)?.execute() ?? null;
     recorded?.catch(() => {});
     watch.sealed = true;
     await Promise.race([committed ?? reserved.unsafe("commit"), deadline]).catch((e) => {
