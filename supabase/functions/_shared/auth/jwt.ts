@@ -68,6 +68,17 @@ const asymmetricKeys = env.SUPABASE_JWKS
   })
   : null;
 
+// The platform starts an instance because a request waits for it: the keys it gives are imported
+// while that request is handed over, not during its verification (4-7 ms of an instance's first
+// session request, docs/performance.md). A key it cannot import fails its verification as before.
+if (env.SUPABASE_JWKS && asymmetricKeys) {
+  for (const key of env.SUPABASE_JWKS.keys) {
+    if (typeof key.alg !== "string") continue;
+    const header = { alg: key.alg, ...(typeof key.kid === "string" ? { kid: key.kid } : {}) };
+    asymmetricKeys(header, { payload: "", signature: "" }).catch(() => {});
+  }
+}
+
 /**
  * Verifies a bearer JWT (HS256 with the project secret, or the project's published asymmetric
  * keys) and says whose it is; any problem is a 401 fail naming it.
