@@ -33,18 +33,18 @@ const emulation = await startHostedEmulation({
 const owner = postgres(emulation.ownerUrl, { max: 1, onnotice: () => {} });
 try {
   const { userId, token } = await emulation.signUp("bench-cold@example.test");
-  const bodies: Record<string, unknown> = {
-    "find-spell": { id: 1 },
-    "search-data": { text: "fire" },
-    "create-character": { name: "Cold" },
-    "get-user": {},
+  const bodies: Record<string, () => unknown> = {
+    "find-spell": () => ({ id: 1 }),
+    "search-data": () => ({ text: "fire" }),
+    "create-character": () => ({ name: "Cold" }),
+    "get-user": () => ({}),
+    "report-client-error": () => ({
+      code: "save_failed",
+      surface: "sheet",
+      release: "0a1b2c3d",
+      trace_id: crypto.randomUUID(),
+    }),
   };
-  const report = () => ({
-    code: "save_failed",
-    surface: "sheet",
-    release: "0a1b2c3d",
-    trace_id: crypto.randomUUID(),
-  });
   let address = 0;
   const call = async (name: string) => {
     const started = performance.now();
@@ -54,7 +54,7 @@ try {
         authorization: `Bearer ${token}`,
         "x-forwarded-for": `198.51.100.${(address++ % 250) + 1}`,
       },
-      body: JSON.stringify(name === "report-client-error" ? report() : bodies[name] ?? {}),
+      body: JSON.stringify(bodies[name]?.() ?? {}),
     });
     const text = await res.text();
     if (res.status >= 300) throw new Error(`${name}: HTTP ${res.status} ${text.slice(0, 200)}`);

@@ -106,8 +106,10 @@ export async function startHostedEmulation(options: {
     const moderationSecret = randomSecret();
     const legacySecret = randomSecret();
     const apiKeySecret = randomSecret();
-    const buckets = postgres(ownerUrl, { max: 1, onnotice: () => {} });
-    cleanups.push(() => buckets.end());
+    // The owner's own connection, for what the emulation reads and writes itself (Storage's
+    // buckets, Auth's users).
+    const projectOwner = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+    cleanups.push(() => projectOwner.end());
 
     let gateway: HostedGateway | null = null;
     const projectUrl = () => gateway!.origin;
@@ -138,7 +140,8 @@ export async function startHostedEmulation(options: {
       jwks: { keys: [keys.publicJwk] },
       storageKeys: [secretKey],
       bucketIsPublic: async (bucket) =>
-        (await buckets`select 1 from storage.buckets where id = ${bucket} and public`).length > 0,
+        (await projectOwner`select 1 from storage.buckets where id = ${bucket} and public`).length >
+          0,
       verbose: options.verbose ?? false,
     });
     await gateway.start();
@@ -150,6 +153,8 @@ export async function startHostedEmulation(options: {
       new SignJWT({ iss: issuer, ...claims })
         .setProtectedHeader({ alg: "ES256", typ: "JWT", kid: keys.publicJwk.kid! })
         .sign(keys.privateKey);
+    const signAccessToken = (userId: string, email: string, lifetimeSeconds = 3600) =>
+      signClaims(sessionClaims(userId, email, lifetimeSeconds));
     return {
       functionsUrl: `${gateway.origin}/functions/v1`,
       projectUrl: gateway.origin,
@@ -159,21 +164,12 @@ export async function startHostedEmulation(options: {
       gateway,
       database,
       signUp: async (email) => {
-        const owner = postgres(ownerUrl, { max: 1, onnotice: () => {} });
-        try {
-          const [user] = await owner<{ id: string }[]>`
-            insert into auth.users (id, email) values (gen_random_uuid(), ${email})
-            returning id::text as id`;
-          return {
-            userId: user!.id,
-            token: await signClaims(sessionClaims(user!.id, email, 3600)),
-          };
-        } finally {
-          await owner.end();
-        }
+        const [user] = await projectOwner<{ id: string }[]>`
+          insert into auth.users (id, email) values (gen_random_uuid(), ${email})
+          returning id::text as id`;
+        return { userId: user!.id, token: await signAccessToken(user!.id, email) };
       },
-      signAccessToken: (userId, email, lifetimeSeconds = 3600) =>
-        signClaims(sessionClaims(userId, email, lifetimeSeconds)),
+      signAccessToken,
       signClaims,
       legacySecret,
       close,
