@@ -17,6 +17,9 @@ export class RoundTripProxy {
   readonly #conns = new Set<Deno.Conn>();
   #counts: RoundTrips = { roundTrips: 0, bytesOut: 0, bytesIn: 0 };
   readonly port: number;
+  /** Round trips after this many are held back until `release` (`holdAfter`). */
+  #holdAfter = Infinity;
+  #held: (() => void)[] = [];
 
   private constructor(
     listener: Deno.Listener,
@@ -44,6 +47,20 @@ export class RoundTripProxy {
     const counts = this.#counts;
     this.#counts = { roundTrips: 0, bytesOut: 0, bytesIn: 0 };
     return counts;
+  }
+
+  /**
+   * Holds back every round trip after the next `roundTrips` (counted from the last `take`) until
+   * `release`: a request answered while one is held did not wait for it.
+   */
+  holdAfter(roundTrips: number): void {
+    this.#holdAfter = this.#counts.roundTrips + roundTrips;
+  }
+
+  /** Lets every held round trip through, and holds no more. */
+  release(): void {
+    this.#holdAfter = Infinity;
+    for (const go of this.#held.splice(0)) go();
   }
 
   /** Drops every connection: the next query needs a new one. */
@@ -92,9 +109,11 @@ export class RoundTripProxy {
           const chunk = buffer.slice(0, n);
           const startsRoundTrip = answered;
           if (startsRoundTrip) this.#counts.roundTrips++;
+          const held = startsRoundTrip && this.#counts.roundTrips > this.#holdAfter;
           answered = false;
           this.#counts.bytesOut += n;
           writing = writing.then(async () => {
+            if (held) await new Promise<void>((go) => this.#held.push(go));
             if (startsRoundTrip && this.delayMs > 0) {
               await new Promise((resolve) => setTimeout(resolve, this.delayMs));
             }
