@@ -131,13 +131,21 @@ Deno.test("rate limiter through Upstash's REST format: exact budgets, and slow, 
   });
   try {
     const sql = await database.connect();
-    const account = await createAccount(sql).finally(() => sql.end());
+    // The prompt calls below are each a caller's first, so each asks the store: a caller's later
+    // calls may be answered from requests its instance leased before.
+    const [account, ...faultCallers] = await Promise.all(
+      [0, 1, 2, 3].map(() => createAccount(sql)),
+    ).finally(() => sql.end());
     const find = (ip = randomIp()) =>
-      post(server.functionsUrl, "find-api-client", {}, { token: account.token, ip });
+      post(server.functionsUrl, "find-api-client", {}, { token: account!.token, ip });
     const warnings = (event: string) =>
       server.logLines().filter((l) => l.event === event && l.level === "warn");
     const prompt = async (what: string) => {
-      const res = await find();
+      const caller = faultCallers.pop()!;
+      const res = await post(server.functionsUrl, "find-api-client", {}, {
+        token: caller.token,
+        ip: randomIp(),
+      });
       equal(res.status, 200, `${what}: ${JSON.stringify(res.body)}`);
       equal(res.body.status, "success");
       ok(res.ms < 1_500, `${what}: answered in ${Math.round(res.ms)} ms`);
@@ -155,15 +163,17 @@ Deno.test("rate limiter through Upstash's REST format: exact budgets, and slow, 
     };
     equal(warnings("rate_limit_not_shared").length, 0, "the REST store counts as shared");
 
-    // Served through the REST format: the JWT's window lives in the Redis behind it.
-    for (let i = 1; i <= 3; i++) {
+    // Served through the REST format: the JWT's window lives in the Redis behind it, leased a few
+    // requests at a time (leases of 1, 2, 4, 8 and 8 for these 20, each spent within its two seconds).
+    for (let i = 1; i <= 20; i++) {
       const res = await find();
       equal(res.body.status, "success");
       equal(res.headers.get("x-ratelimit-limit"), "240");
       equal(res.headers.get("x-ratelimit-remaining"), String(240 - i));
     }
     const restCalls = [...upstash.received.values()].reduce((a, b) => a + b, 0);
-    ok(restCalls >= 3, "the limiter called the REST endpoints (/pipeline with auto-pipelining)");
+    ok(restCalls >= 1, "the limiter called the REST endpoints (/pipeline with auto-pipelining)");
+    ok(restCalls <= 12, `${restCalls} calls to the store for 20 requests`);
     ok((await redis.keys(`${prefix}:*`)).length > 0, "the window keys are in Redis");
     // The per-IP budget is exact: 30, then 429 with Retry-After.
     const ip = randomIp();

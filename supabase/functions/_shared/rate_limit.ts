@@ -3,9 +3,10 @@ import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import { env } from "./env.ts";
 import { log } from "./log.ts";
+import { LeasedWindow } from "./rate_limit/leased_window.ts";
 import { MemoryWindow } from "./rate_limit/memory_window.ts";
 import { RedisTcp } from "./rate_limit/redis_tcp.ts";
-import type { WindowLimiter, WindowResult } from "./rate_limit/types.ts";
+import type { WindowResult } from "./rate_limit/types.ts";
 
 export type { WindowResult } from "./rate_limit/types.ts";
 
@@ -50,14 +51,14 @@ function sharedStore(): RatelimitRedis | null {
 }
 
 /**
- * Sliding windows per bucket kind in the shared store, with in-process windows that count every
- * request too. While the store is unreachable (logged once per outage) the in-process windows
+ * Sliding windows per bucket kind in the shared store, leased a few requests at a time
+ * (`LeasedWindow`), with in-process windows that count every request too. While the store is unreachable (logged once per outage) the in-process windows
  * decide alone, so requests keep being served; once it returns, a caller refused by either is
  * refused, so a store that comes back empty does not hand out a second budget. The in-process
  * count of one process never exceeds the shared count of all, so it refuses no one early.
  */
 class BucketLimiter {
-  readonly #shared: Record<BucketKind, WindowLimiter> | null;
+  readonly #shared: Record<BucketKind, LeasedWindow> | null;
   readonly #local: Record<BucketKind, MemoryWindow>;
   /**
    * This instance's share of each budget, which decides alone while the store is away (or when
@@ -72,8 +73,8 @@ class BucketLimiter {
       new MemoryWindow(instanceShare(bucketLimits[kind], instances), WINDOW_MS)
     );
     this.#shared = store
-      ? mapKinds((kind) =>
-        new Ratelimit({
+      ? mapKinds((kind) => {
+        const window = new Ratelimit({
           redis: store,
           limiter: Ratelimit.slidingWindow(bucketLimits[kind], "60 s"),
           prefix: `${prefix}:${kind}`,
@@ -81,8 +82,13 @@ class BucketLimiter {
           // Its own timeout (5 s by default) answers "allowed, limit 0" without an error, so a
           // slow store would silently stop limiting; the store's timeout above throws instead.
           timeout: 0,
-        })
-      )
+        });
+        return new LeasedWindow(
+          { limit: (identifier, rate) => window.limit(identifier, { rate }) },
+          largestLease(bucketLimits[kind]),
+          WINDOW_MS,
+        );
+      })
       : null;
   }
 
@@ -111,6 +117,14 @@ class BucketLimiter {
     const share = await this.#share[kind].limit(identifier);
     return local.success ? share : local;
   }
+}
+
+/**
+ * The most requests of a budget one lease takes: a thirtieth, so the leases instances hold unspent
+ * keep little of a caller's budget from the others (an address's 30 are never leased ahead).
+ */
+export function largestLease(budget: number): number {
+  return Math.max(1, Math.floor(budget / 30));
 }
 
 /** One instance's share of a budget: at least one request, never more than its part. */

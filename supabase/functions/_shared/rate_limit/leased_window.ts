@@ -1,0 +1,127 @@
+import type { WindowLimiter, WindowResult } from "./types.ts";
+
+/**
+ * A shared sliding window that counts `rate` requests at once (@upstash/ratelimit's `limit(id,
+ * { rate })`): refused only when the window is already full, so a count may overshoot it, and
+ * then `remaining` reads 0. A negative rate gives requests back.
+ */
+export interface CountingWindow {
+  limit(identifier: string, rate: number): Promise<WindowResult>;
+}
+
+/**
+ * How long leased requests may be spent. The store counted them when it leased them, so a lease
+ * spent later than this would be counted in a window it was not spent in.
+ */
+export const LEASE_MS = 2_000;
+
+/** Leases held at most; past it the expired ones are dropped. */
+const MAX_LEASED = 10_000;
+
+interface Lease {
+  /** Requests still to be spent. */
+  left: number;
+  /** What the store left the bucket after it leased them. */
+  remaining: number;
+  limit: number;
+  reset: number;
+  expires: number;
+  /** Requests it leased. */
+  size: number;
+  /** The store's fixed window it was counted in. */
+  window: number;
+}
+
+/**
+ * Leases requests of each bucket's budget from the shared store a few at a time, so a busy caller
+ * waits for the store about once per lease instead of once per request, and no instance spends
+ * more than it leased. A lease asks for one request at first and twice as many each time the last
+ * was spent before it expired, up to `maxLease`; one that expires unspent halves the next, and what
+ * it left goes back to the store with it. A caller's `remaining` falls by one per request; the
+ * requests an instance holds unspent count against the caller in the others (on the platform each
+ * function is an instance of its own) until they go back or leave the window.
+ */
+export class LeasedWindow implements WindowLimiter {
+  readonly #leases = new Map<string, Lease>();
+  /** Leases being asked for: a bucket's concurrent requests wait for the one in flight. */
+  readonly #asking = new Map<string, Promise<WindowResult>>();
+
+  constructor(
+    readonly store: CountingWindow,
+    readonly maxLease: number,
+    /** The store's window: requests counted in the current one may be given back exactly. */
+    readonly windowMs: number,
+    readonly clock: () => number = Date.now,
+  ) {}
+
+  async limit(identifier: string): Promise<WindowResult> {
+    while (true) {
+      const lease = this.#leases.get(identifier);
+      if (lease && lease.left > 0 && lease.expires > this.clock()) {
+        lease.left--;
+        const { limit, reset } = lease;
+        return { success: true, limit, remaining: lease.remaining + lease.left, reset };
+      }
+      const asking = this.#asking.get(identifier);
+      if (asking) {
+        const answer = await asking;
+        // A refused bucket stays refused for everyone who waited on it.
+        if (!answer.success) return answer;
+        continue;
+      }
+      const request = this.#lease(identifier, lease);
+      this.#asking.set(identifier, request);
+      try {
+        const answer = await request;
+        if (!answer.success) return answer;
+      } finally {
+        this.#asking.delete(identifier);
+      }
+    }
+  }
+
+  async #lease(identifier: string, last: Lease | undefined): Promise<WindowResult> {
+    const size = !last ? 1 : last.left > 0
+      ? Math.max(1, Math.floor(last.size / 2))
+      // Spent within its time: twice as many, but a quarter of what the store had left at most,
+      // so that near a budget's end no instance holds requests the others are refused.
+      : Math.min(this.maxLease, last.size * 2, Math.max(1, Math.floor(last.remaining / 4)));
+    const window = Math.floor(this.clock() / this.windowMs);
+    if (last && last.left > 0 && last.window === window) {
+      // Sent first, in the same round trip: the lease and the caller's remaining count without
+      // them. Counted in an earlier window, they could only be taken from the wrong one.
+      this.store.limit(identifier, -last.left).catch(() => {});
+    }
+    const answer = await this.store.limit(identifier, size);
+    if (!answer.success) {
+      this.#leases.delete(identifier);
+      return answer;
+    }
+    let granted = size;
+    if (answer.remaining === 0 && size > 1) {
+      // The window may have held fewer than `size`: only the first is sure to have been free.
+      // The rest go back, so no instance spends what the store counted past the window's end.
+      granted = 1;
+      this.store.limit(identifier, 1 - size).catch(() => {});
+    }
+    if (this.#leases.size >= MAX_LEASED) this.#sweep();
+    this.#leases.set(identifier, {
+      left: granted,
+      remaining: answer.remaining,
+      limit: answer.limit,
+      reset: answer.reset,
+      expires: this.clock() + LEASE_MS,
+      size: granted,
+      window,
+    });
+    return answer;
+  }
+
+  #sweep(): void {
+    const now = this.clock();
+    for (const [identifier, lease] of this.#leases) {
+      if (lease.expires <= now) this.#leases.delete(identifier);
+    }
+    if (this.#leases.size >= MAX_LEASED) this.#leases.clear();
+  }
+}
