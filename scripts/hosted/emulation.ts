@@ -25,8 +25,11 @@ export interface HostedEmulation {
   moderationSecret: string;
   /** Signs a user session token as the project's Auth does (ES256, `kid`, its issuer). */
   signAccessToken(userId: string, email: string, lifetimeSeconds?: number): Promise<string>;
-  /** A new user as Auth signs one up (a row of auth.users), with a session token. */
-  signUp(email: string): Promise<{ userId: string; token: string }>;
+  /**
+   * A new user as Auth signs one up (a row of auth.users), with a session token; with
+   * `supporterTier`, as if the user had then become a supporter.
+   */
+  signUp(email: string, supporterTier?: number): Promise<{ userId: string; token: string }>;
   /** Signs any claims with the project's key (ES256), `iss` added unless given. */
   signClaims(claims: Record<string, unknown>): Promise<string>;
   /** The legacy HS256 secret (JWT_SECRET), for projects that still have one. */
@@ -34,6 +37,8 @@ export interface HostedEmulation {
   gateway: HostedGateway;
   /** Counts the round trips between the functions and the pooler (and adds the latency asked). */
   database: RoundTripProxy;
+  /** Sets the latency added per round trip to the pooler and per limiter answer, from now on. */
+  setLatency(latency: { databaseMs: number; limiterMs: number }): void;
   close(): Promise<void>;
 }
 
@@ -163,10 +168,16 @@ export async function startHostedEmulation(options: {
       moderationSecret,
       gateway,
       database,
-      signUp: async (email) => {
+      setLatency: ({ databaseMs, limiterMs }) => {
+        database.delayMs = databaseMs;
+        limiterStore.latencyMs = limiterMs;
+      },
+      signUp: async (email, supporterTier = 0) => {
         const [user] = await projectOwner<{ id: string }[]>`
           insert into auth.users (id, email) values (gen_random_uuid(), ${email})
           returning id::text as id`;
+        await projectOwner`update public.public_user set supporter_tier = ${supporterTier}
+          where user_id = ${user!.id}`;
         return { userId: user!.id, token: await signAccessToken(user!.id, email) };
       },
       signAccessToken,

@@ -24,7 +24,8 @@ export class RoundTripProxy {
   private constructor(
     listener: Deno.Listener,
     target: Deno.ConnectOptions,
-    readonly delayMs: number,
+    /** May be changed while the proxy runs. */
+    public delayMs: number,
   ) {
     this.#listener = listener;
     this.port = (listener.addr as Deno.NetAddr).port;
