@@ -57,6 +57,21 @@ export class ConnectionWatch {
     if (this.#connection) this.#connection.onclose = null;
   }
 
+  /**
+   * Ends the transaction's hold on its connection: `give` frees its place in the pool. A connection
+   * that closed goes back to the pool as closed (postgres.js reconnects it); releasing it would hand
+   * it out as open.
+   */
+  giveBack(reserved: postgres.ReservedSql, give: () => void): void {
+    this.ended = true;
+    this.stopDeadline();
+    give();
+    if (!this.lost) {
+      this.detach();
+      reserved.release();
+    }
+  }
+
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Rejects the deadline early, when the connection closes. */
   #fail: ((error: unknown) => void) | null = null;

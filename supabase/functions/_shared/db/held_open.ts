@@ -30,13 +30,7 @@ export function holdOpen(
             });
         }
       } finally {
-        watch.ended = true;
-        watch.stopDeadline();
-        give();
-        if (!watch.lost) {
-          watch.detach();
-          reserved.release();
-        }
+        watch.giveBack(reserved, give);
       }
     })();
   const limit = setTimeout(() => {

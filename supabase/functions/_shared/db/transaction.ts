@@ -56,17 +56,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
   const watch = new ConnectionWatch();
   const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
   let handedOver = false;
-  const giveBack = () => {
-    watch.ended = true;
-    watch.stopDeadline();
-    give();
-    // A connection that closed goes back to the pool as closed (postgres.js reconnects it);
-    // releasing it would hand it out as open.
-    if (!watch.lost) {
-      watch.detach();
-      reserved.release();
-    }
-  };
+  const giveBack = () => watch.giveBack(reserved, give);
   try {
     const begun = reserved.unsafe("begin", [], watch.options).execute();
     const switched = requestConnection.switchToLoginRole
@@ -135,7 +125,9 @@ export async function inTransaction<O extends postgres.Row[], T>(
       // whose rows fit its first batch answers after one round trip, not two).
       watch.sealed = true;
       handedOver = true;
-      Promise.race([reserved.unsafe("commit"), deadline]).catch(() => {}).finally(giveBack);
+      // A failure is noted (a connection that failed it goes back as lost), not answered.
+      Promise.race([reserved.unsafe("commit"), deadline]).catch((e) => watch.seen(e))
+        .finally(giveBack);
       return { value: outcome.value, opened: await opening };
     }
     // Both sent before either is awaited: they leave in one write.
