@@ -2,8 +2,10 @@ import type { WindowLimiter, WindowResult } from "./types.ts";
 
 /**
  * A shared sliding window that counts `rate` requests at once (@upstash/ratelimit's `limit(id,
- * { rate })`): refused only when the window is already full, so a count may overshoot it, and
- * then `remaining` reads 0. A negative rate gives requests back.
+ * { rate })`). A negative rate gives requests back. Its script refuses a full window without
+ * counting, but counts a rate that overshoots a nearly full one and then answers a refusal too:
+ * the two cannot be told apart, so such a lease is refused and stays counted (`LeasedWindow`
+ * keeps leases small near a budget's end so that this is rare and costs a few requests at most).
  */
 export interface CountingWindow {
   limit(identifier: string, rate: number): Promise<WindowResult>;
@@ -89,29 +91,24 @@ export class LeasedWindow implements WindowLimiter {
     const window = Math.floor(this.clock() / this.windowMs);
     if (last && last.left > 0 && last.window === window) {
       // Sent first, in the same round trip: the lease and the caller's remaining count without
-      // them. Counted in an earlier window, they could only be taken from the wrong one.
+      // them. Counted in an earlier window, they could only be taken from the wrong one. Given
+      // back once, whatever becomes of the lease asked for next.
       this.store.limit(identifier, -last.left).catch(() => {});
+      this.#leases.delete(identifier);
     }
     const answer = await this.store.limit(identifier, size);
     if (!answer.success) {
       this.#leases.delete(identifier);
       return answer;
     }
-    let granted = size;
-    if (answer.remaining === 0 && size > 1) {
-      // The window may have held fewer than `size`: only the first is sure to have been free.
-      // The rest go back, so no instance spends what the store counted past the window's end.
-      granted = 1;
-      this.store.limit(identifier, 1 - size).catch(() => {});
-    }
     if (this.#leases.size >= MAX_LEASED) this.#sweep();
     this.#leases.set(identifier, {
-      left: granted,
+      left: size,
       remaining: answer.remaining,
       limit: answer.limit,
       reset: answer.reset,
       expires: this.clock() + LEASE_MS,
-      size: granted,
+      size,
       window,
     });
     return answer;
