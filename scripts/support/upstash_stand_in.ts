@@ -25,8 +25,8 @@ export type StandInFault =
  * - `Authorization: Bearer <token>` is required (401 `{"error": "Unauthorized"}` otherwise);
  * - with `Upstash-Encoding: base64`, string results are base64-encoded, numbers and nulls are not.
  *
- * Scripts go through the same adapter as REDIS_URL (`RedisTcp`), which strips Upstash's shebang
- * flag that open-source Redis refuses and answers NOSCRIPT for a hash Redis has not loaded.
+ * Scripts go through the same adapter as REDIS_URL (`RedisTcp`): Redis answers NOSCRIPT for a
+ * hash it has not run yet, as Upstash does.
  */
 export class UpstashStandIn {
   readonly port: number;

@@ -1,11 +1,11 @@
 import { sha256Hex } from "./sha256.ts";
-import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import { env } from "./env.ts";
 import { log } from "./log.ts";
 import { LeasedWindow } from "./rate_limit/leased_window.ts";
 import { MemoryWindow } from "./rate_limit/memory_window.ts";
 import { RedisTcp } from "./rate_limit/redis_tcp.ts";
+import { type ScriptRunner, SharedWindow } from "./rate_limit/shared_window.ts";
 import type { WindowResult } from "./rate_limit/types.ts";
 
 export type { WindowResult } from "./rate_limit/types.ts";
@@ -27,9 +27,7 @@ const STORE_TIMEOUT_MS = 1_000;
 /** After the shared store fails, how long to use the in-process window before trying it again. */
 const STORE_RETRY_MS = 5_000;
 
-type RatelimitRedis = ConstructorParameters<typeof Ratelimit>[0]["redis"];
-
-function sharedStore(): RatelimitRedis | null {
+function sharedStore(): ScriptRunner | null {
   if (env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN) {
     return new Redis({
       url: env.UPSTASH_REDIS_REST_URL,
@@ -42,11 +40,7 @@ function sharedStore(): RatelimitRedis | null {
       enableTelemetry: false,
     });
   }
-  if (env.REDIS_URL) {
-    // RedisTcp provides the calls the sliding window makes (evalsha, eval, get, set) with the
-    // same argument shapes; its types are narrower than @upstash/redis's generic signatures.
-    return new RedisTcp(env.REDIS_URL, STORE_TIMEOUT_MS) as unknown as RatelimitRedis;
-  }
+  if (env.REDIS_URL) return new RedisTcp(env.REDIS_URL, STORE_TIMEOUT_MS);
   return null;
 }
 
@@ -67,28 +61,19 @@ class BucketLimiter {
   readonly #share: Record<BucketKind, MemoryWindow>;
   #storeDownUntil = 0;
 
-  constructor(store: RatelimitRedis | null, prefix: string, instances: number) {
+  constructor(store: ScriptRunner | null, prefix: string, instances: number) {
     this.#local = mapKinds((kind) => new MemoryWindow(bucketLimits[kind], WINDOW_MS));
     this.#share = mapKinds((kind) =>
       new MemoryWindow(instanceShare(bucketLimits[kind], instances), WINDOW_MS)
     );
     this.#shared = store
-      ? mapKinds((kind) => {
-        const window = new Ratelimit({
-          redis: store,
-          limiter: Ratelimit.slidingWindow(bucketLimits[kind], "60 s"),
-          prefix: `${prefix}:${kind}`,
-          ephemeralCache: false,
-          // Its own timeout (5 s by default) answers "allowed, limit 0" without an error, so a
-          // slow store would silently stop limiting; the store's timeout above throws instead.
-          timeout: 0,
-        });
-        return new LeasedWindow(
-          { limit: (identifier, rate) => window.limit(identifier, { rate }) },
+      ? mapKinds((kind) =>
+        new LeasedWindow(
+          new SharedWindow(store, `${prefix}:${kind}`, bucketLimits[kind], WINDOW_MS),
           largestLease(bucketLimits[kind]),
           WINDOW_MS,
-        );
-      })
+        )
+      )
       : null;
   }
 

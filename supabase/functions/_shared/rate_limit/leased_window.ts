@@ -1,14 +1,9 @@
+import type { Granted } from "./shared_window.ts";
 import type { WindowLimiter, WindowResult } from "./types.ts";
 
-/**
- * A shared sliding window that counts `rate` requests at once (@upstash/ratelimit's `limit(id,
- * { rate })`). A negative rate gives requests back. Its script refuses a full window without
- * counting, but counts a rate that overshoots a nearly full one and then answers a refusal too:
- * the two cannot be told apart, so such a lease is refused and stays counted (`LeasedWindow`
- * keeps leases small near a budget's end so that this is rare and costs a few requests at most).
- */
+/** A shared window that counts several requests at once (`shared_window.ts`). */
 export interface CountingWindow {
-  limit(identifier: string, rate: number): Promise<WindowResult>;
+  count(identifier: string, rate: number): Promise<Granted>;
 }
 
 /**
@@ -93,22 +88,24 @@ export class LeasedWindow implements WindowLimiter {
       // Sent first, in the same round trip: the lease and the caller's remaining count without
       // them. Counted in an earlier window, they could only be taken from the wrong one. Given
       // back once, whatever becomes of the lease asked for next.
-      this.store.limit(identifier, -last.left).catch(() => {});
+      this.store.count(identifier, -last.left).catch(() => {});
       this.#leases.delete(identifier);
     }
-    const answer = await this.store.limit(identifier, size);
+    const answer = await this.store.count(identifier, size);
     if (!answer.success) {
       this.#leases.delete(identifier);
       return answer;
     }
+    // Near the window's end the store grants what it has left, fewer than asked.
+    const granted = answer.granted;
     if (this.#leases.size >= MAX_LEASED) this.#sweep();
     this.#leases.set(identifier, {
-      left: size,
+      left: granted,
       remaining: answer.remaining,
       limit: answer.limit,
       reset: answer.reset,
       expires: this.clock() + LEASE_MS,
-      size,
+      size: granted,
       window,
     });
     return answer;

@@ -1,7 +1,7 @@
 import type { WindowLimiter, WindowResult } from "./types.ts";
 
 /**
- * An in-process sliding window with the same arithmetic as @upstash/ratelimit's slidingWindow:
+ * An in-process sliding window with the same arithmetic as the shared one (`shared_window.ts`):
  * the previous fixed window's count, weighted by how much of it still overlaps, plus the current.
  */
 export class MemoryWindow implements WindowLimiter {

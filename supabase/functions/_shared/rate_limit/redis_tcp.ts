@@ -1,5 +1,4 @@
 import { setImmediate } from "../immediate.ts";
-import { hexOf } from "../hex.ts";
 
 /** A value of the Redis protocol (RESP2). */
 export type RespValue = string | number | null | RespValue[];
@@ -20,7 +19,7 @@ interface Waiter {
 }
 
 /**
- * A minimal Redis client over TCP, enough for @upstash/ratelimit's scripts (`eval`, `evalsha`).
+ * A minimal Redis client over TCP, enough for the shared window's script (`eval`, `evalsha`).
  * Replies are matched to commands in order on one pipelined connection; a broken connection
  * fails what is in flight and is reopened on the next command. Commands issued while the event
  * loop is busy go out in one write, as concurrent requests each make one.
@@ -38,8 +37,6 @@ export class RedisTcp {
   readonly #password: string | undefined;
   /** The database number of the URL's path (`redis://host:6379/9`), 0 when it names none. */
   readonly #database: number;
-  /** Upstash's script hashes, mapped to the hashes of the scripts as this server runs them. */
-  readonly #localHashes = new Map<string, string>();
 
   constructor(url: string, readonly timeoutMs = 1000) {
     const parsed = new URL(url);
@@ -101,22 +98,14 @@ export class RedisTcp {
     this.#watchdog = setTimeout(() => this.#checkTimeouts(), this.timeoutMs - waited);
   }
 
-  /** Runs a Lua script by hash; rejects with NOSCRIPT when this server has not seen it. */
+  /** Runs a Lua script by hash; Redis answers NOSCRIPT when it has not run the script yet. */
   async evalsha(hash: string, keys: string[], args: unknown[]): Promise<unknown> {
-    const local = this.#localHashes.get(hash);
-    if (!local) throw new RedisReplyError("NOSCRIPT No matching script");
-    return await this.command(["EVALSHA", local, keys.length, ...keys, ...args.map(String)]);
+    return await this.command(["EVALSHA", hash, keys.length, ...keys, ...args.map(String)]);
   }
 
-  /** Runs a Lua script, remembering its hash for later `evalsha` calls. */
+  /** Runs a Lua script; Redis keeps it for later `evalsha` calls. */
   async eval(script: string, keys: string[], args: unknown[]): Promise<unknown> {
-    // Upstash marks its scripts with a shebang flag that open-source Redis 7 rejects; the
-    // script body is plain Lua, so it runs unchanged without that first line.
-    const body = script.startsWith("#!") ? script.slice(script.indexOf("\n") + 1) : script;
-    const local = await this.command(["SCRIPT", "LOAD", body]);
-    if (typeof local !== "string") throw new RedisReplyError("SCRIPT LOAD returned no hash");
-    this.#localHashes.set(await sha1Hex(script), local);
-    return await this.command(["EVALSHA", local, keys.length, ...keys, ...args.map(String)]);
+    return await this.command(["EVAL", script, keys.length, ...keys, ...args.map(String)]);
   }
 
   /** Reads a key. */
@@ -260,9 +249,4 @@ function concatAll(parts: Uint8Array[]): Uint8Array {
     at += part.length;
   }
   return out;
-}
-
-async function sha1Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-1", encoder.encode(text));
-  return hexOf(new Uint8Array(digest));
 }

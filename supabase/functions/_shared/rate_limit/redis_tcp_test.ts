@@ -1,34 +1,8 @@
-import { equal, ok, rejects } from "node:assert/strict";
-import { Ratelimit } from "@upstash/ratelimit";
+import { equal, rejects } from "node:assert/strict";
 import { RedisTcp } from "./redis_tcp.ts";
 
 const redisUrl = Deno.env.get("REDIS_URL");
 const opts = { ignore: !redisUrl, sanitizeOps: false, sanitizeResources: false };
-
-Deno.test({
-  name: "RedisTcp runs @upstash/ratelimit's sliding window on a real Redis",
-  ...opts,
-  fn: async () => {
-    const redis = new RedisTcp(redisUrl!);
-    try {
-      const limiter = new Ratelimit({
-        // Same cast as in rate_limit.ts: RedisTcp implements the calls the algorithm makes.
-        redis: redis as unknown as ConstructorParameters<typeof Ratelimit>[0]["redis"],
-        limiter: Ratelimit.slidingWindow(3, "60 s"),
-        prefix: `test-${crypto.randomUUID()}`,
-        ephemeralCache: false,
-      });
-      const outcomes = [];
-      for (let i = 0; i < 4; i++) outcomes.push(await limiter.limit("caller"));
-      equal(outcomes.map((o) => o.success).join(), "true,true,true,false");
-      equal(outcomes[0]?.remaining, 2);
-      equal(outcomes[0]?.limit, 3);
-      ok((outcomes[3]?.reset ?? 0) > Date.now());
-    } finally {
-      redis.close();
-    }
-  },
-});
 
 Deno.test({
   name: "RedisTcp rejects promptly when nothing listens",
