@@ -174,6 +174,7 @@ Deno.test("rate limiter through Upstash's REST format: exact budgets, and slow, 
     const restCalls = [...upstash.received.values()].reduce((a, b) => a + b, 0);
     ok(restCalls >= 1, "the limiter called the REST endpoints (/pipeline with auto-pipelining)");
     ok(restCalls <= 12, `${restCalls} calls to the store for 20 requests`);
+    equal(upstash.globalLockScripts.size, 0, [...upstash.globalLockScripts].join("; "));
     ok((await redis.keys(`${prefix}:*`)).length > 0, "the window keys are in Redis");
     // The per-IP budget is exact: 30, then 429 with Retry-After.
     const ip = randomIp();

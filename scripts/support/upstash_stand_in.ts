@@ -25,8 +25,8 @@ export type StandInFault =
  * - `Authorization: Bearer <token>` is required (401 `{"error": "Unauthorized"}` otherwise);
  * - with `Upstash-Encoding: base64`, string results are base64-encoded, numbers and nulls are not.
  *
- * Scripts go through the same adapter as REDIS_URL (`RedisTcp`): Redis answers NOSCRIPT for a
- * hash it has not run yet, as Upstash does.
+ * Scripts go through the same adapter as REDIS_URL (`RedisTcp`), which strips the shebang flag
+ * Upstash reads and open-source Redis refuses, and answers NOSCRIPT for a hash it has not loaded.
  */
 export class UpstashStandIn {
   readonly port: number;
@@ -36,6 +36,11 @@ export class UpstashStandIn {
   latencyMs = 0;
   /** Requests received, by path. */
   readonly received = new Map<string, number>();
+  /**
+   * Scripts sent without the shebang flag that lets Upstash lock only their keys: each would hold
+   * the whole database while it runs.
+   */
+  readonly globalLockScripts = new Set<string>();
   readonly #redis: RedisTcp;
   #server: Deno.HttpServer | null = null;
 
@@ -141,6 +146,10 @@ export class UpstashStandIn {
           const [scriptOrHash, count, ...rest] = args;
           const keys = rest.slice(0, Number(count));
           const argv = rest.slice(Number(count));
+          const flags = /^#!lua flags=(\S*)/.exec(scriptOrHash!)?.[1]?.split(",") ?? [];
+          if (name!.toUpperCase() === "EVAL" && !flags.includes("allow-key-locking")) {
+            this.globalLockScripts.add(scriptOrHash!.slice(0, 60));
+          }
           return {
             result: name!.toUpperCase() === "EVAL"
               ? await this.#redis.eval(scriptOrHash!, keys, argv)

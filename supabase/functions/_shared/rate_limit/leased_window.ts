@@ -81,7 +81,7 @@ export class LeasedWindow implements WindowLimiter {
     const size = !last ? 1 : last.left > 0
       ? Math.max(1, Math.floor(last.size / 2))
       // Spent within its time: twice as many, but a quarter of what the store had left at most,
-      // so that near a budget's end no instance holds requests the others are refused.
+      // so that near a budget's end instances hold little the others are then refused.
       : Math.min(this.maxLease, last.size * 2, Math.max(1, Math.floor(last.remaining / 4)));
     const window = Math.floor(this.clock() / this.windowMs);
     if (last && last.left > 0 && last.window === window) {

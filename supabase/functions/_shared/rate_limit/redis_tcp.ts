@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { setImmediate } from "../immediate.ts";
 
 /** A value of the Redis protocol (RESP2). */
@@ -37,6 +38,8 @@ export class RedisTcp {
   readonly #password: string | undefined;
   /** The database number of the URL's path (`redis://host:6379/9`), 0 when it names none. */
   readonly #database: number;
+  /** Scripts' hashes as the caller knows them, mapped to those of the bodies this server runs. */
+  readonly #localHashes = new Map<string, string>();
 
   constructor(url: string, readonly timeoutMs = 1000) {
     const parsed = new URL(url);
@@ -98,14 +101,22 @@ export class RedisTcp {
     this.#watchdog = setTimeout(() => this.#checkTimeouts(), this.timeoutMs - waited);
   }
 
-  /** Runs a Lua script by hash; Redis answers NOSCRIPT when it has not run the script yet. */
+  /** Runs a Lua script by hash; rejects with NOSCRIPT when this server has not seen it. */
   async evalsha(hash: string, keys: string[], args: unknown[]): Promise<unknown> {
-    return await this.command(["EVALSHA", hash, keys.length, ...keys, ...args.map(String)]);
+    const local = this.#localHashes.get(hash);
+    if (!local) throw new RedisReplyError("NOSCRIPT No matching script");
+    return await this.command(["EVALSHA", local, keys.length, ...keys, ...args.map(String)]);
   }
 
-  /** Runs a Lua script; Redis keeps it for later `evalsha` calls. */
+  /** Runs a Lua script, remembering its hash for later `evalsha` calls. */
   async eval(script: string, keys: string[], args: unknown[]): Promise<unknown> {
-    return await this.command(["EVAL", script, keys.length, ...keys, ...args.map(String)]);
+    // A script may ask Upstash for its keys' locks only (a shebang flag, `shared_window.ts`);
+    // open-source Redis 7 refuses that flag, and the body is plain Lua without that first line.
+    const body = script.startsWith("#!") ? script.slice(script.indexOf("\n") + 1) : script;
+    const local = await this.command(["SCRIPT", "LOAD", body]);
+    if (typeof local !== "string") throw new RedisReplyError("SCRIPT LOAD returned no hash");
+    this.#localHashes.set(createHash("sha1").update(script).digest("hex"), local);
+    return await this.command(["EVALSHA", local, keys.length, ...keys, ...args.map(String)]);
   }
 
   /** Reads a key. */

@@ -1,4 +1,4 @@
-import { hexOf } from "../hex.ts";
+import { createHash } from "node:crypto";
 import type { WindowResult } from "./types.ts";
 
 /** What the shared store's clients have in common: @upstash/redis over HTTPS, RedisTcp. */
@@ -17,15 +17,16 @@ export interface Granted extends WindowResult {
  * The sliding window's arithmetic (`memory_window.ts` has the same): the previous fixed window's
  * count, weighted by how much of it still overlaps, plus the current one's. A rate grants what the
  * window has left, at most the rate, and counts only that; a negative rate gives back, never below
- * what the current window counted. Answers {granted, remaining}.
+ * what the current window counted. Answers {granted, remaining}. The flag lets Upstash lock only
+ * the script's keys; without it a script holds the whole database while it runs.
  */
-const SCRIPT = `
+const SCRIPT = `#!lua flags=allow-key-locking
 local limit = tonumber(ARGV[1])
 local now = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
 local rate = tonumber(ARGV[4])
-local current = tonumber(redis.call("GET", KEYS[1]) or "0")
-local previous = tonumber(redis.call("GET", KEYS[2]) or "0")
+local current = math.max(0, tonumber(redis.call("GET", KEYS[1]) or "0"))
+local previous = math.max(0, tonumber(redis.call("GET", KEYS[2]) or "0"))
 local used = math.floor((1 - (now % window) / window) * previous) + current
 if rate < 0 then
   local back = math.min(-rate, current)
@@ -40,7 +41,7 @@ end
 return {granted, limit - used - granted}
 `;
 
-let hashOfScript: Promise<string> | null = null;
+const SCRIPT_HASH = createHash("sha1").update(SCRIPT).digest("hex");
 
 /**
  * A sliding window of `limit` requests per `windowMs` in the shared store, one per bucket kind.
@@ -64,10 +65,9 @@ export class SharedWindow {
       `${this.prefix}:${identifier}:${window - 1}`,
     ];
     const args = [this.limit, now, this.windowMs, rate];
-    const hash = await (hashOfScript ??= sha1Hex(SCRIPT));
     let answer: unknown;
     try {
-      answer = await this.store.evalsha(hash, keys, args);
+      answer = await this.store.evalsha(SCRIPT_HASH, keys, args);
     } catch (e) {
       if (!String(e).includes("NOSCRIPT")) throw e;
       answer = await this.store.eval(SCRIPT, keys, args);
@@ -84,8 +84,4 @@ export class SharedWindow {
       reset: (window + 1) * this.windowMs,
     };
   }
-}
-
-async function sha1Hex(text: string): Promise<string> {
-  return hexOf(new Uint8Array(await crypto.subtle.digest("SHA-1", new TextEncoder().encode(text))));
 }
