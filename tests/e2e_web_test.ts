@@ -338,6 +338,15 @@ browserTest(
   async (browser, local) => {
     const developer = await local.makeUser();
     const { context, page, errors } = await newVisitor(browser, local, { width: 375, height: 740 });
+    // The list of clients arrives late: the form, shown at once, must already be handled.
+    let slowed = false;
+    await page.route("**/find-api-client", async (route) => {
+      if (!slowed) {
+        slowed = true;
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+      }
+      await route.continue();
+    });
     await page.goto("/sign-in/?next=/settings/developer/");
     await page.getByLabel("Email address").fill(developer.email);
     await page.getByLabel("Password").fill("x");

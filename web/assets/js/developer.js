@@ -30,23 +30,6 @@ const noClients = /** @type {HTMLElement} */ (document.getElementById("no-client
 /** @type {string} */
 let userId = "";
 
-try {
-  const user = await startPage();
-  if (!user) {
-    notify(
-      status,
-      "info",
-      h("p", {}, h("a", { href: signInUrl() }, "Sign in"), " to manage your API clients."),
-    );
-  } else {
-    userId = user.id;
-    content.hidden = false;
-    await loadClients();
-  }
-} catch (e) {
-  showStartupError(e);
-}
-
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const name = nameInput.value.trim();
@@ -190,4 +173,23 @@ async function revokeClient(client) {
   notify(status, "success", `${client.name} was revoked. Its key no longer works.`);
   await loadClients();
   nameInput.focus();
+}
+
+// Started once every handler is in place: the form is shown before the clients have loaded, and
+// a submit before its handler would reload the page with the fields in its address.
+try {
+  const user = await startPage();
+  if (!user) {
+    notify(
+      status,
+      "info",
+      h("p", {}, h("a", { href: signInUrl() }, "Sign in"), " to manage your API clients."),
+    );
+  } else {
+    userId = user.id;
+    content.hidden = false;
+    await loadClients();
+  }
+} catch (e) {
+  showStartupError(e);
 }
