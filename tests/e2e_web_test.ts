@@ -382,6 +382,31 @@ browserTest(
   },
 );
 
+browserTest(
+  "web app: a signed-out visitor is asked to sign in, and comes back where it was",
+  async (browser, local) => {
+    const visitor = await local.makeUser();
+    const { context, page, errors } = await newVisitor(browser, local);
+    const pages = [
+      ["/", "to manage your characters and API clients."],
+      ["/characters/", "to see your characters."],
+      ["/settings/developer/", "to manage your API clients."],
+      ["/characters/authorized-clients/?character_id=1", "to see who may use this character."],
+    ];
+    for (const [path, purpose] of pages) {
+      await page.goto(path!);
+      const notice = page.locator("#status");
+      await notice.getByText(`Sign in ${purpose}`).waitFor();
+      const link = notice.getByRole("link", { name: "Sign in" });
+      equal(await link.getAttribute("href"), `/sign-in/?next=${encodeURIComponent(path!)}`);
+    }
+    await page.locator("#status").getByRole("link", { name: "Sign in" }).click();
+    await signInHere(page, visitor.email, /\/characters\/authorized-clients\/\?character_id=1$/);
+    equal(errors.join("\n"), "");
+    await context.close();
+  },
+);
+
 browserTest("web app: sign-in never sends the visitor to another site", async (browser, local) => {
   const visitor = await local.makeUser();
   const { context, page, errors } = await newVisitor(browser, local);

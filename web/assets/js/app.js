@@ -173,6 +173,15 @@ export function notify(area, kind, ...content) {
 }
 
 /**
+ * Tells a signed-out visitor, in a notice area, what signing in leads to.
+ * @param {HTMLElement | null} area
+ * @param {string} purpose what follows "Sign in", e.g. "to see your characters."
+ */
+export function askToSignIn(area, purpose) {
+  notify(area, "info", h("p", {}, h("a", { href: signInUrl() }, "Sign in"), ` ${purpose}`));
+}
+
+/**
  * A date and time in the reader's locale, or the given text for an empty value.
  * @param {string | null | undefined} iso
  * @param {string} empty

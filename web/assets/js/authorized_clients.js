@@ -1,6 +1,7 @@
 // A character's authorized clients: the API clients its owner allowed to use it, each revocable
 // after a confirmation.
 import {
+  askToSignIn,
   callFunction,
   confirmDialog,
   formatDate,
@@ -8,7 +9,6 @@ import {
   idParam,
   notify,
   showStartupError,
-  signInUrl,
   startPage,
 } from "./app.js";
 
@@ -25,11 +25,7 @@ try {
   if (characterId === null) {
     notify(status, "error", "This address names no character. Choose one from your characters.");
   } else if (!user) {
-    notify(
-      status,
-      "info",
-      h("p", {}, h("a", { href: signInUrl() }, "Sign in"), " to see who may use this character."),
-    );
+    askToSignIn(status, "to see who may use this character.");
   } else {
     const found = await callFunction("find-character", { id: characterId });
     if (!found.ok || !found.data || found.data.user_id !== user.id) {

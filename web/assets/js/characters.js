@@ -1,5 +1,5 @@
 // The signed-in user's characters, each linking to its authorized clients.
-import { callFunction, h, notify, showStartupError, signInUrl, startPage } from "./app.js";
+import { askToSignIn, callFunction, h, notify, showStartupError, startPage } from "./app.js";
 
 const status = document.getElementById("status");
 const list = /** @type {HTMLElement} */ (document.getElementById("characters"));
@@ -8,11 +8,7 @@ const empty = /** @type {HTMLElement} */ (document.getElementById("no-characters
 try {
   const user = await startPage();
   if (!user) {
-    notify(
-      status,
-      "info",
-      h("p", {}, h("a", { href: signInUrl() }, "Sign in"), " to see your characters."),
-    );
+    askToSignIn(status, "to see your characters.");
   } else {
     const result = await callFunction("find-character", { user_id: user.id });
     if (!result.ok) {

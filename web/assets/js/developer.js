@@ -1,6 +1,7 @@
 // Developer settings: the signed-in user's API clients. Create one (its key is shown once), copy
 // a client's authorization link, revoke a client after confirming.
 import {
+  askToSignIn,
   callFunction,
   confirmDialog,
   copyText,
@@ -8,7 +9,6 @@ import {
   h,
   notify,
   showStartupError,
-  signInUrl,
   startPage,
 } from "./app.js";
 
@@ -180,11 +180,7 @@ async function revokeClient(client) {
 try {
   const user = await startPage();
   if (!user) {
-    notify(
-      status,
-      "info",
-      h("p", {}, h("a", { href: signInUrl() }, "Sign in"), " to manage your API clients."),
-    );
+    askToSignIn(status, "to manage your API clients.");
   } else {
     userId = user.id;
     content.hidden = false;
