@@ -64,7 +64,13 @@ export async function startHostedEmulation(options: {
   };
   try {
     const cluster = await PostgresCluster.create("supabase_admin");
-    cleanups.push(() => cluster.destroy());
+    // A process that ends without closing the emulation (the test suite) stops its cluster too.
+    const stopOnExit = () => cluster.destroySync();
+    globalThis.addEventListener("unload", stopOnExit);
+    cleanups.push(async () => {
+      globalThis.removeEventListener("unload", stopOnExit);
+      await cluster.destroy();
+    });
     const ownerPassword = randomSecret();
     const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
     try {

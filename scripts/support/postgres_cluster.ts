@@ -112,14 +112,29 @@ export class PostgresCluster {
     await Deno.remove(this.dir, { recursive: true }).catch(() => {});
   }
 
-  async #run(program: string, args: string[]): Promise<void> {
-    const asRoot = Deno.uid() === 0;
-    const command = asRoot
+  /**
+   * Stops the cluster at once and removes its folder, synchronously: for a process's `unload`,
+   * where nothing can be awaited. pg_ctl's postmaster outlives the process that started it.
+   */
+  destroySync(): void {
+    try {
+      this.#command("pg_ctl", ["stop", "-m", "immediate", "-D", this.#dataDir]).outputSync();
+      Deno.removeSync(this.dir, { recursive: true });
+    } catch {
+      // already gone
+    }
+  }
+
+  #command(program: string, args: string[]): Deno.Command {
+    return Deno.uid() === 0
       ? new Deno.Command("runuser", {
         args: ["-u", "postgres", "--", `${PG_BIN}/${program}`, ...args],
       })
       : new Deno.Command(`${PG_BIN}/${program}`, { args });
-    const { code, stdout, stderr } = await command.output();
+  }
+
+  async #run(program: string, args: string[]): Promise<void> {
+    const { code, stdout, stderr } = await this.#command(program, args).output();
     if (code !== 0) {
       const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
       throw new Error(`${program} ${args[0]} failed (${code}): ${text.slice(-2000)}`);
