@@ -115,7 +115,10 @@ export class HostedGateway {
     await this.#server?.shutdown();
   }
 
-  /** Stops a function's instance, as the platform does when it scales one down: its next request starts another. */
+  /**
+   * Stops a function's instance, as the platform does when it scales one down: its next request
+   * starts another.
+   */
   async stopInstance(name: string): Promise<void> {
     const pending = this.#instances.get(name);
     if (!pending) return;

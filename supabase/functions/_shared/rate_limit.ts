@@ -46,10 +46,11 @@ function sharedStore(): ScriptRunner | null {
 
 /**
  * Sliding windows per bucket kind in the shared store, leased a few requests at a time
- * (`LeasedWindow`), with in-process windows that count every request too. While the store is unreachable (logged once per outage) the in-process windows
- * decide alone, so requests keep being served; once it returns, a caller refused by either is
- * refused, so a store that comes back empty does not hand out a second budget. The in-process
- * count of one process never exceeds the shared count of all, so it refuses no one early.
+ * (`LeasedWindow`), with in-process windows that count every request too. While the store is
+ * unreachable (logged once per outage) the in-process windows decide alone, so requests keep being
+ * served; once it returns, a caller refused by either is refused, so a store that comes back empty
+ * does not hand out a second budget. The in-process count of one process never exceeds the shared
+ * count of all, so it refuses no one early.
  */
 class BucketLimiter {
   readonly #shared: Record<BucketKind, LeasedWindow> | null;
@@ -71,7 +72,6 @@ class BucketLimiter {
         new LeasedWindow(
           new SharedWindow(store, `${prefix}:${kind}`, bucketLimits[kind], WINDOW_MS),
           largestLease(bucketLimits[kind]),
-          WINDOW_MS,
         )
       )
       : null;

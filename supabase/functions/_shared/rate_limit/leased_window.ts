@@ -25,8 +25,6 @@ interface Lease {
   expires: number;
   /** Requests it leased. */
   size: number;
-  /** The store's fixed window it was counted in. */
-  window: number;
 }
 
 /**
@@ -46,8 +44,6 @@ export class LeasedWindow implements WindowLimiter {
   constructor(
     readonly store: CountingWindow,
     readonly maxLease: number,
-    /** The store's window: requests counted in the current one may be given back exactly. */
-    readonly windowMs: number,
     readonly clock: () => number = Date.now,
   ) {}
 
@@ -83,8 +79,8 @@ export class LeasedWindow implements WindowLimiter {
       // Spent within its time: twice as many, but a quarter of what the store had left at most,
       // so that near a budget's end instances hold little the others are then refused.
       : Math.min(this.maxLease, last.size * 2, Math.max(1, Math.floor(last.remaining / 4)));
-    const window = Math.floor(this.clock() / this.windowMs);
-    if (last && last.left > 0 && last.window === window) {
+    // Still in the store's window the lease was counted in (it ends at the lease's `reset`).
+    if (last && last.left > 0 && this.clock() < last.reset) {
       // Sent first, in the same round trip: the lease and the caller's remaining count without
       // them. Counted in an earlier window, they could only be taken from the wrong one. Given
       // back once, whatever becomes of the lease asked for next.
@@ -106,7 +102,6 @@ export class LeasedWindow implements WindowLimiter {
       reset: answer.reset,
       expires: this.clock() + LEASE_MS,
       size: granted,
-      window,
     });
     return answer;
   }

@@ -31,7 +31,7 @@ class FakeStore implements CountingWindow {
 
 Deno.test("one instance spends exactly the budget, asks the store for a few of it at a time, and reports one request less each time", async () => {
   const store = new FakeStore(240);
-  const window = new LeasedWindow(store, 8, 60_000, () => 0);
+  const window = new LeasedWindow(store, 8, () => 0);
   const remaining: number[] = [];
   for (let i = 0; i < 240; i++) {
     const result = await window.limit("caller");
@@ -49,7 +49,7 @@ Deno.test("one instance spends exactly the budget, asks the store for a few of i
 Deno.test("instances sharing the store spend no more than the budget between them", async () => {
   const store = new FakeStore(100);
   const clock = () => 0;
-  const instances = [0, 1, 2].map(() => new LeasedWindow(store, 8, 60_000, clock));
+  const instances = [0, 1, 2].map(() => new LeasedWindow(store, 8, clock));
   let spent = 0;
   // An uneven interleaving: the instances' leases overshoot the window near its end.
   for (let i = 0; i < 400; i++) {
@@ -64,7 +64,7 @@ Deno.test("instances sharing the store spend no more than the budget between the
 Deno.test("what an expired lease left goes back once, though the next lease fails", async () => {
   const store = new FakeStore(240);
   let now = 0;
-  const window = new LeasedWindow(store, 8, 60_000, () => now);
+  const window = new LeasedWindow(store, 8, () => now);
   for (let i = 0; i < 4; i++) await window.limit("caller"); // leases of 1, 2 and 4: 3 unspent
   equal(store.used, 7);
   now += LEASE_MS;
@@ -78,7 +78,7 @@ Deno.test("what an expired lease left goes back once, though the next lease fail
 Deno.test("concurrent requests of a bucket wait for the lease being asked for", async () => {
   const store = new FakeStore(240);
   store.delayMs = 5;
-  const window = new LeasedWindow(store, 8, 60_000, () => 0);
+  const window = new LeasedWindow(store, 8, () => 0);
   const results = await Promise.all(Array.from({ length: 15 }, () => window.limit("caller")));
   ok(results.every((r) => r.success));
   deepEqual(store.leases, [1, 2, 4, 8]);
@@ -91,7 +91,7 @@ Deno.test("concurrent requests of a bucket wait for the lease being asked for", 
 Deno.test("a refused lease refuses every request that waited for it", async () => {
   const store = new FakeStore(1);
   store.delayMs = 5;
-  const window = new LeasedWindow(store, 8, 60_000, () => 0);
+  const window = new LeasedWindow(store, 8, () => 0);
   const results = await Promise.all(Array.from({ length: 5 }, () => window.limit("caller")));
   equal(results.filter((r) => r.success).length, 1);
   deepEqual(store.leases, [1, 1], "one lease granted, one refused, for five requests");
@@ -100,7 +100,7 @@ Deno.test("a refused lease refuses every request that waited for it", async () =
 Deno.test("a lease is not spent after it expires: what it left goes back, and the next is half", async () => {
   const store = new FakeStore(240);
   let now = 0;
-  const window = new LeasedWindow(store, 8, 60_000, () => now);
+  const window = new LeasedWindow(store, 8, () => now);
   for (let i = 0; i < 4; i++) await window.limit("caller"); // leases of 1, 2 and then 4
   deepEqual(store.leases, [1, 2, 4]);
   now += LEASE_MS;
@@ -117,7 +117,7 @@ Deno.test("a lease is not spent after it expires: what it left goes back, and th
 
 Deno.test("buckets lease apart", async () => {
   const store = new FakeStore(240);
-  const window = new LeasedWindow(store, 8, 60_000, () => 0);
+  const window = new LeasedWindow(store, 8, () => 0);
   await window.limit("one");
   await window.limit("one");
   await window.limit("two");
