@@ -27,20 +27,21 @@ export async function listMigrations(): Promise<MigrationFile[]> {
 }
 
 /**
- * Refuses a database that recorded migrations this project no longer has: before the first release
- * the schema lives in baselines edited in place, so a database built from an earlier set (the
- * chain the baselines replaced, or files since folded into them) cannot be brought up to date,
- * only rebuilt.
+ * Refuses a database that recorded migrations this project does not have: one built before release
+ * 1.0.0, when the schema lived in baselines edited in place (files recorded then were folded into
+ * them), or one migrated by a newer version of the project. Neither can be brought up to date here.
  */
 function refuseUnknownMigrations(done: Set<string>, files: MigrationFile[]): void {
   const known = new Set(files.map((f) => f.version));
   const unknown = [...done].filter((v) => !known.has(v)).sort();
   if (unknown.length === 0) return;
   throw new Error(
-    `This database was built by migrations that no longer exist (${unknown.join(", ")}): ` +
-      "before the first release the schema lives in one baseline per domain in " +
-      "supabase/migrations/, and later files are folded into those baselines, so an older " +
-      "database cannot be upgraded in place. Nothing is deployed yet, so start from an empty one: " +
+    `This database was built by migrations that this project does not have (${
+      unknown.join(", ")
+    }): ` +
+      "either by a version before 1.0.0, whose later files were folded into the baselines in " +
+      "supabase/migrations/ and cannot be upgraded in place, or by a newer version of the " +
+      "project. A database from before 1.0.0 holds nothing to keep, so start from an empty one: " +
       "delete the embedded data folder (DATA_DIR, .data/ by default) or point DATABASE_URL at a " +
       "new database, then start again.",
   );
@@ -48,9 +49,14 @@ function refuseUnknownMigrations(done: Set<string>, files: MigrationFile[]): voi
 
 /**
  * Brings a database up to date: the local bootstrap where Supabase's own objects are missing,
- * then each migration not yet recorded (in the table the Supabase CLI uses), then the seed once.
+ * then each migration whose version is not yet recorded (in the table the Supabase CLI uses, as
+ * `supabase db push` does), then the seed once. `files` replaces the migrations of
+ * supabase/migrations/, to build a database as an earlier release had it. Returns what it applied.
  */
-export async function migrate(sql: postgres.Sql, options: { seed: boolean }): Promise<string[]> {
+export async function migrate(
+  sql: postgres.Sql,
+  options: { seed: boolean; files?: MigrationFile[] },
+): Promise<string[]> {
   const applied: string[] = [];
   await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(72210401)`;
@@ -71,7 +77,7 @@ export async function migrate(sql: postgres.Sql, options: { seed: boolean }): Pr
       (await tx<{ version: string }[]>`select version from supabase_migrations.schema_migrations`)
         .map((r) => r.version),
     );
-    const files = await listMigrations();
+    const files = options.files ?? await listMigrations();
     refuseUnknownMigrations(done, files);
     for (const file of files) {
       if (done.has(file.version)) continue;

@@ -13,6 +13,7 @@
  * `deno task openapi` writes openapi.json at the repository root; `deno task openapi:check` exits 1
  * when the committed file differs from what the code generates.
  */
+import denoConfig from "../../deno.json" with { type: "json" };
 import { JSendError, JSendFail, jsendSuccess } from "@shared/jsend.ts";
 import { CONTENT_TYPE_NAMES, ContentType, contentTypes } from "@shared/content_types.ts";
 import { API_AREAS, contract, type EndpointContract } from "@shared/contract.ts";
@@ -124,7 +125,7 @@ export function buildOpenApiDocument(specs: EndpointSpecs): JsonObject {
     openapi: "3.1.0",
     info: {
       title: "RPG character builder API",
-      version: "1.0.0",
+      version: denoConfig.version,
       summary: "Reference content, characters, campaigns and search for a tabletop RPG builder",
       description: [
         "Every endpoint is `POST <server>/<function-name>` with a JSON body (`{}` or an empty",
