@@ -5,7 +5,7 @@
 import { deepEqual, equal, match, rejects } from "node:assert/strict";
 import postgres from "postgres";
 import { listMigrations, migrate } from "../scripts/server/migrate.ts";
-import { migrationsByRelease } from "../scripts/support/releases.ts";
+import { migrationsByRelease, releasedSeed } from "../scripts/support/releases.ts";
 import { freshDatabase } from "../scripts/support/fresh_database.ts";
 import { realPostgresUrl } from "./support/test_database.ts";
 
@@ -75,7 +75,7 @@ Deno.test({
     const sql = postgres(db.url, { max: 1, onnotice: () => {} });
     const folder = await Deno.makeTempDir({ prefix: "rpgmigrate-" });
     try {
-      await migrate(sql, { seed: true, files: released });
+      await migrate(sql, { seed: true, files: released, seedText: await releasedSeed() });
       const [{ spells }] =
         await sql`select count(*)::int as spells from public.spell` as unknown as [
           { spells: number },

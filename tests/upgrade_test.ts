@@ -1,4 +1,4 @@
-// An upgrade loses no data: a database built at the last release (its migrations and the seed) and
+// An upgrade loses no data: a database built at the last release (its migrations and seed) and
 // filled in every table gets the later migrations the way a deployed database gets them (the files
 // whose version it has not recorded, as `deno task start` and `supabase db push` apply them), and
 // every row is still there afterwards, except in tables a later migration says it changes
@@ -7,7 +7,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import postgres from "postgres";
 import { migrate } from "../scripts/server/migrate.ts";
 import { freshDatabase } from "../scripts/support/fresh_database.ts";
-import { fileName, migrationsByRelease } from "../scripts/support/releases.ts";
+import { fileName, migrationsByRelease, releasedSeed } from "../scripts/support/releases.ts";
 import {
   documentedRowChanges,
   emptyTables,
@@ -31,7 +31,7 @@ Deno.test({
     const sql = postgres(db.url, { max: 1, onnotice: () => {} });
     const query: RunQuery = async (text) => [...await sql.unsafe(text)];
     try {
-      await migrate(sql, { seed: true, files: released });
+      await migrate(sql, { seed: true, files: released, seedText: await releasedSeed() });
       await sql.unsafe(await Deno.readTextFile(FILL_EVERY_TABLE));
       const empty = await emptyTables(query);
       equal(

@@ -50,12 +50,13 @@ function refuseUnknownMigrations(done: Set<string>, files: MigrationFile[]): voi
 /**
  * Brings a database up to date: the local bootstrap where Supabase's own objects are missing,
  * then each migration whose version is not yet recorded (in the table the Supabase CLI uses, as
- * `supabase db push` does), then the seed once. `files` replaces the migrations of
- * supabase/migrations/, to build a database as an earlier release had it. Returns what it applied.
+ * `supabase db push` does), then the seed once. `files` and `seedText` replace the migrations of
+ * supabase/migrations/ and the text of supabase/seed.sql, to build a database as a release had it.
+ * Returns what it applied.
  */
 export async function migrate(
   sql: postgres.Sql,
-  options: { seed: boolean; files?: MigrationFile[] },
+  options: { seed: boolean; files?: MigrationFile[]; seedText?: string },
 ): Promise<string[]> {
   const applied: string[] = [];
   await sql.begin(async (tx) => {
@@ -96,7 +97,7 @@ export async function migrate(
     if (options.seed) {
       const seedPath = new URL("supabase/seed.sql", root);
       const seeded = await tx`select 1 from supabase_migrations.seed_files where path = 'seed.sql'`;
-      const text = await Deno.readTextFile(seedPath).catch(() => "");
+      const text = options.seedText ?? await Deno.readTextFile(seedPath).catch(() => "");
       if (seeded.length === 0 && text.trim() !== "") {
         await tx.unsafe(text);
         await tx`insert into supabase_migrations.seed_files (path, hash)
