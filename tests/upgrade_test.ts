@@ -2,11 +2,14 @@
 // filled in every table gets the later migrations the way a deployed database gets them (the files
 // whose version it has not recorded, as `deno task start` and `supabase db push` apply them), and
 // every row is still there afterwards, except in tables a later migration says it changes
-// (scripts/support/upgrade.ts).
+// (scripts/support/upgrade.ts). On the real-Postgres run as the database's superuser owner; on the
+// hosted run as the platform's non-superuser `postgres`, over the platform's roles and schemas
+// (scripts/hosted/platform.sql), as `db push` runs on a hosted project.
 import { deepEqual, equal } from "node:assert/strict";
 import postgres from "postgres";
 import { migrate } from "../scripts/server/migrate.ts";
 import { freshDatabase } from "../scripts/support/fresh_database.ts";
+import { PostgresCluster } from "../scripts/support/postgres_cluster.ts";
 import { fileName, migrationsByRelease, releasedSeed } from "../scripts/support/releases.ts";
 import {
   documentedRowChanges,
@@ -19,47 +22,74 @@ import {
 import { realPostgresUrl } from "./support/test_database.ts";
 
 const serverUrl = realPostgresUrl();
+const targetsHosted = Deno.env.get("TEST_TARGET") === "hosted";
+
+/** Builds the last release on an empty database as `owner`, fills it, upgrades it and compares. */
+async function upgradeKeepsEveryRow(owner: postgres.Sql): Promise<void> {
+  const { release, released, later } = await migrationsByRelease();
+  const query: RunQuery = async (text) => [...await owner.unsafe(text)];
+  await migrate(owner, { seed: true, files: released, seedText: await releasedSeed() });
+  await owner.unsafe(await Deno.readTextFile(FILL_EVERY_TABLE));
+  const empty = await emptyTables(query);
+  equal(
+    empty.length,
+    0,
+    `tables with no row at release ${release}: ${empty.join(", ")} ` +
+      "(give them rows in scripts/support/fill_every_table.sql)",
+  );
+  const before = await snapshotRows(query);
+
+  const applied = await migrate(owner, { seed: true });
+  deepEqual(applied, later.map((f) => fileName(f).replace(/\.sql$/, "")), "only the later files");
+
+  const documented = await documentedRowChanges(later);
+  for (const [table, why] of documented) console.log(`  ${table} may change: ${why}`);
+  const problems = lostRows(before, await snapshotRows(query), documented);
+  equal(problems.length, 0, `rows lost by the upgrade from ${release}:\n${problems.join("\n")}`);
+}
 
 Deno.test({
   name: "an upgrade from the last release keeps every row of every table",
   // Needs a server to create a database on; the embedded run has none to spare
   // (`deno task schema:compare --embedded` builds the same upgrade on PGlite).
-  ignore: serverUrl === null,
+  ignore: serverUrl === null || targetsHosted,
   async fn() {
-    const { release, released, later } = await migrationsByRelease();
     const db = await freshDatabase(serverUrl!, "rpgupgrade");
-    const sql = postgres(db.url, { max: 1, onnotice: () => {} });
-    const query: RunQuery = async (text) => [...await sql.unsafe(text)];
+    const owner = postgres(db.url, { max: 1, onnotice: () => {} });
     try {
-      await migrate(sql, { seed: true, files: released, seedText: await releasedSeed() });
-      await sql.unsafe(await Deno.readTextFile(FILL_EVERY_TABLE));
-      const empty = await emptyTables(query);
-      equal(
-        empty.length,
-        0,
-        `tables with no row at release ${release}: ${empty.join(", ")} ` +
-          "(give them rows in scripts/support/fill_every_table.sql)",
-      );
-      const before = await snapshotRows(query);
-
-      const applied = await migrate(sql, { seed: true });
-      deepEqual(
-        applied,
-        later.map(fileName).map((n) => n.replace(/\.sql$/, "")),
-        "only the later files",
-      );
-
-      const documented = await documentedRowChanges(later);
-      for (const [table, why] of documented) console.log(`  ${table} may change: ${why}`);
-      const problems = lostRows(before, await snapshotRows(query), documented);
-      equal(
-        problems.length,
-        0,
-        `rows lost by the upgrade from ${release}:\n${problems.join("\n")}`,
-      );
+      await upgradeKeepsEveryRow(owner);
     } finally {
-      await sql.end();
+      await owner.end();
       await db.drop();
+    }
+  },
+});
+
+Deno.test({
+  name: "an upgrade from the last release as the hosted platform's postgres keeps every row",
+  ignore: !targetsHosted || !PostgresCluster.available(),
+  async fn() {
+    const cluster = await PostgresCluster.create("supabase_admin");
+    try {
+      const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
+      try {
+        await admin.unsafe(
+          await Deno.readTextFile(new URL("../scripts/hosted/platform.sql", import.meta.url)),
+        );
+      } finally {
+        await admin.end();
+      }
+      const owner = postgres(`postgres://postgres@127.0.0.1:${cluster.port}/postgres`, {
+        max: 1,
+        onnotice: () => {},
+      });
+      try {
+        await upgradeKeepsEveryRow(owner);
+      } finally {
+        await owner.end();
+      }
+    } finally {
+      await cluster.destroy();
     }
   },
 });
