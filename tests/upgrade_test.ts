@@ -4,9 +4,11 @@
 // every row is still there afterwards, except in tables a later migration says it changes
 // (scripts/support/upgrade.ts). On the real-Postgres run as the database's superuser owner; on the
 // hosted run as the platform's non-superuser `postgres`, over the platform's roles and schemas
-// (scripts/hosted/platform.sql), as `db push` runs on a hosted project.
+// (scripts/hosted/platform.sql), as `db push` runs on a hosted project; on the embedded run in an
+// in-memory PGlite, as `deno task start` upgrades its data folder.
 import { deepEqual, equal } from "node:assert/strict";
 import postgres from "postgres";
+import { openEmbedded } from "../scripts/server/database.ts";
 import { migrate } from "../scripts/server/migrate.ts";
 import { freshDatabase } from "../scripts/support/fresh_database.ts";
 import { PostgresCluster } from "../scripts/support/postgres_cluster.ts";
@@ -50,8 +52,6 @@ async function upgradeKeepsEveryRow(owner: postgres.Sql): Promise<void> {
 
 Deno.test({
   name: "an upgrade from the last release keeps every row of every table",
-  // Needs a server to create a database on; the embedded run has none to spare
-  // (`deno task schema:compare --embedded` builds the same upgrade on PGlite).
   ignore: serverUrl === null || targetsHosted,
   async fn() {
     const db = await freshDatabase(serverUrl!, "rpgupgrade");
@@ -90,6 +90,21 @@ Deno.test({
       }
     } finally {
       await cluster.destroy();
+    }
+  },
+});
+
+Deno.test({
+  name: "an upgrade from the last release on the embedded Postgres keeps every row",
+  ignore: serverUrl !== null || targetsHosted,
+  async fn() {
+    const database = await openEmbedded(null);
+    const owner = postgres(database.url, { max: 1, onnotice: () => {} });
+    try {
+      await upgradeKeepsEveryRow(owner);
+    } finally {
+      await owner.end();
+      await database.close();
     }
   },
 });
