@@ -8,8 +8,9 @@
 //             deployed at that release gets them.
 // Each catalog is dumped (functions, policies, privileges, indexes, triggers, constraints, columns,
 // types, extensions) and no difference is allowed; the upgraded database must also have kept every
-// row it held (scripts/support/upgrade.ts, as tests/upgrade_test.ts checks on real Postgres).
-// Exits 1 on any difference or lost row. Columns are compared by name, not by position.
+// row it held (scripts/support/upgrade.ts, as tests/upgrade_test.ts checks). Exits 1 on any
+// difference (`-` only in the fresh install, `+` only in the upgraded database) or lost row.
+// Columns are compared by name, not by position.
 //
 //   deno task schema:compare [--embedded] [--database-url <url>]
 //
