@@ -119,3 +119,32 @@ async function wrk(
     samples: r.sample ? [r.sample] : [],
   };
 }
+
+/** CPU seconds (user + system) a process has used, from /proc; 0 once it is gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // Fields after the command name (which may hold spaces) start at the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+const CLOCK_TICKS = 100;
+
+/** Processes whose command line contains every given word (Postgres backends name their database). */
+export function processesMatching(...words: string[]): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const command = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).replaceAll("\0", " ");
+      if (words.every((w) => command.includes(w))) pids.push(Number(entry.name));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return pids;
+}
