@@ -4,6 +4,8 @@
  * fields advanced search filters on. The same seed always gives the same rows.
  */
 
+import type postgres from "postgres";
+
 /** A seeded pseudo-random source (mulberry32): fast, tiny, and the same on every machine. */
 export class Random {
   #state: number;
@@ -474,4 +476,25 @@ export function resolveTraits(row: CorpusRow, traitIds: readonly number[]): Corp
   if (!Array.isArray(row.traits)) return row;
   const ids = (row.traits as number[]).map((i) => traitIds[i % traitIds.length] ?? traitIds[0]);
   return { ...row, traits: ids };
+}
+
+/** Inserts rows in batches through jsonb_populate_recordset; returns their ids in input order. */
+export async function insertRows(
+  db: postgres.Sql,
+  table: string,
+  rows: CorpusRow[],
+): Promise<number[]> {
+  const out: number[] = [];
+  const columns = Object.keys(rows[0] ?? {}).map((c) => `"${c}"`).join(", ");
+  for (let i = 0; i < rows.length; i += 2_000) {
+    const batch = rows.slice(i, i + 2_000);
+    const inserted = await db.unsafe(
+      `insert into public."${table}" (${columns})
+       select ${columns} from jsonb_populate_recordset(null::public."${table}", $1::jsonb)
+       returning id`,
+      [batch as never],
+    );
+    for (const r of inserted) out.push(Number(r.id));
+  }
+  return out;
 }

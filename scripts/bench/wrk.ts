@@ -1,4 +1,17 @@
-import type { LoadResult } from "./run_load.ts";
+/** What one load run measured; latencies in milliseconds. */
+export interface LoadResult {
+  label: string;
+  concurrency: number;
+  seconds: number;
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** A few of the errors, for the report. */
+  samples: string[];
+}
 
 /** Whether the `wrk` load generator is installed (Debian package `wrk`). */
 export async function haveWrk(): Promise<boolean> {
@@ -113,7 +126,6 @@ async function wrk(
     errors: r.bad + r.socket_errors,
     rps: r.requests / elapsed,
     p50: r.p50_us / 1000,
-    p95: Number.NaN,
     p99: r.p99_us / 1000,
     max: r.max_us / 1000,
     samples: r.sample ? [r.sample] : [],
