@@ -142,7 +142,7 @@ Deno.test({
       // awaits).
       proxy.dropAfterStartup = true;
       proxy.dropConnections();
-      // A call waits for a connection at most RESERVE_WAIT_MS (3 s, `_shared/db.ts`).
+      // A call waits for a connection at most RESERVE_WAIT_MS (3 s, `_shared/db/pool.ts`).
       for (let i = 0; i < 4; i++) {
         assertUnavailable(await find(), `call ${i} while connections drop`, 5_000);
       }

@@ -6,7 +6,7 @@
  * thousands of sockets and takes about half a minute).
  */
 import { equal, ok } from "node:assert/strict";
-import { flood, stalledUploadHead } from "../scripts/bench/connections.ts";
+import { flood, stalledUploadHead } from "./support/connection_flood.ts";
 import { raiseOpenFileLimit } from "../scripts/server/file_limit.ts";
 import { createAccount, tokenFor } from "../scripts/support/accounts.ts";
 import { post, randomIp } from "./support/http.ts";

@@ -4,6 +4,8 @@
  * fields advanced search filters on. The same seed always gives the same rows.
  */
 
+import type postgres from "postgres";
+
 /** A seeded pseudo-random source (mulberry32): fast, tiny, and the same on every machine. */
 export class Random {
   #state: number;
@@ -56,337 +58,60 @@ export class Random {
   }
 }
 
+/** The words of a list written as one string, split on `separator`. */
+function words(list: string, separator = " "): readonly string[] {
+  return list.split(separator);
+}
+
 // Word parts. Every word here is either common English or made up from these syllables.
-const ONSETS = [
-  "Ash",
-  "Bel",
-  "Cal",
-  "Dra",
-  "Ember",
-  "Fen",
-  "Gal",
-  "Hal",
-  "Ir",
-  "Jor",
-  "Kel",
-  "Lor",
-  "Mor",
-  "Nim",
-  "Or",
-  "Pyr",
-  "Quel",
-  "Rav",
-  "Sil",
-  "Thal",
-  "Umb",
-  "Vor",
-  "Wyr",
-  "Xan",
-  "Yl",
-  "Zeph",
-  "Brin",
-  "Cyr",
-  "Dun",
-  "Eld",
-  "Fal",
-  "Grim",
-  "Hael",
-  "Isen",
-  "Kor",
-  "Luth",
-  "Mal",
-  "Nar",
-  "Ost",
-  "Pel",
-];
+const ONSETS = words(
+  "Ash Bel Cal Dra Ember Fen Gal Hal Ir Jor Kel Lor Mor Nim Or Pyr Quel Rav Sil Thal Umb Vor " +
+    "Wyr Xan Yl Zeph Brin Cyr Dun Eld Fal Grim Hael Isen Kor Luth Mal Nar Ost Pel",
+);
 const MIDDLES = ["a", "e", "i", "o", "an", "ar", "en", "il", "or", "ys", "u", "ae", ""];
-const CODAS = [
-  "dor",
-  "mir",
-  "wen",
-  "thas",
-  "gard",
-  "rion",
-  "dris",
-  "vash",
-  "mora",
-  "lith",
-  "fane",
-  "thorn",
-  "bryn",
-  "cairn",
-  "dell",
-  "ros",
-  "vel",
-  "nyx",
-  "grove",
-  "mere",
-  "holt",
-  "wick",
-  "spire",
-  "tor",
-  "vane",
-  "zar",
-  "eth",
-  "ion",
-  "ara",
-  "orn",
-];
-const ADJECTIVES = [
-  "Ashen",
-  "Bitter",
-  "Blazing",
-  "Bound",
-  "Brittle",
-  "Burning",
-  "Cinder",
-  "Crimson",
-  "Crystal",
-  "Dire",
-  "Dread",
-  "Dusk",
-  "Echoing",
-  "Eldritch",
-  "Emerald",
-  "Fading",
-  "Feral",
-  "Frozen",
-  "Gilded",
-  "Glacial",
-  "Gloom",
-  "Grave",
-  "Hallowed",
-  "Hidden",
-  "Hollow",
-  "Hungry",
-  "Iron",
-  "Ivory",
-  "Lunar",
-  "Molten",
-  "Mournful",
-  "Obsidian",
-  "Pale",
-  "Primal",
-  "Radiant",
-  "Restless",
-  "Rusted",
-  "Sable",
-  "Savage",
-  "Scarlet",
-  "Shattered",
-  "Silent",
-  "Silver",
-  "Solar",
-  "Spectral",
-  "Storm",
-  "Sunken",
-  "Swift",
-  "Thorned",
-  "Thunder",
-  "Twilight",
-  "Umbral",
-  "Veiled",
-  "Verdant",
-  "Vile",
-  "Wailing",
-  "Whispering",
-  "Wild",
-  "Withered",
-  "Wyrd",
-];
-const SPELL_NOUNS = [
-  "Aegis",
-  "Barrage",
-  "Bolt",
-  "Blessing",
-  "Bloom",
-  "Brand",
-  "Burst",
-  "Chains",
-  "Chorus",
-  "Cloak",
-  "Curse",
-  "Dirge",
-  "Embrace",
-  "Flare",
-  "Gate",
-  "Gaze",
-  "Grasp",
-  "Hex",
-  "Lance",
-  "Mantle",
-  "Mark",
-  "Nova",
-  "Orb",
-  "Pact",
-  "Prison",
-  "Pulse",
-  "Ray",
-  "Rebuke",
-  "Sanctuary",
-  "Seal",
-  "Shroud",
-  "Sigil",
-  "Spiral",
-  "Storm",
-  "Surge",
-  "Tempest",
-  "Torrent",
-  "Veil",
-  "Vortex",
-  "Wall",
-  "Ward",
-  "Wave",
-  "Whisper",
-  "Wrath",
-];
-const ITEM_NOUNS = [
-  "Amulet",
-  "Axe",
-  "Band",
-  "Blade",
-  "Boots",
-  "Bow",
-  "Bracers",
-  "Buckler",
-  "Censer",
-  "Circlet",
-  "Cloak",
-  "Crossbow",
-  "Dagger",
-  "Flail",
-  "Gauntlets",
-  "Glaive",
-  "Greatsword",
-  "Hammer",
-  "Helm",
-  "Lantern",
-  "Longsword",
-  "Mace",
-  "Mail",
-  "Pendant",
-  "Plate",
-  "Potion",
-  "Rapier",
-  "Ring",
-  "Rod",
-  "Rune",
-  "Sash",
-  "Scimitar",
-  "Shield",
-  "Sling",
-  "Spear",
-  "Staff",
-  "Talisman",
-  "Tome",
-  "Wand",
-  "Whip",
-];
-const MATERIALS = [
-  "Adamant",
-  "Bone",
-  "Bronze",
-  "Coldiron",
-  "Darkwood",
-  "Dragonhide",
-  "Glass",
-  "Mithral",
-  "Oak",
-  "Sunsilver",
-  "Starmetal",
-  "Steel",
-];
-const FEAT_WORDS = [
-  "Strike",
-  "Stance",
-  "Feint",
-  "Parry",
-  "Charge",
-  "Shot",
-  "Step",
-  "Roar",
-  "Focus",
-  "Instinct",
-  "Resolve",
-  "Guard",
-  "Lunge",
-  "Sweep",
-  "Rush",
-  "Cut",
-  "Tactics",
-  "Recovery",
-  "Reflexes",
-  "Senses",
-  "Training",
-  "Expertise",
-  "Mastery",
-  "Aim",
-  "Grip",
-];
-const BEASTS = [
-  "Basilisk",
-  "Drake",
-  "Ghoul",
-  "Golem",
-  "Griffon",
-  "Hag",
-  "Hound",
-  "Hydra",
-  "Imp",
-  "Kraken",
-  "Lich",
-  "Manticore",
-  "Naga",
-  "Ooze",
-  "Raptor",
-  "Serpent",
-  "Shade",
-  "Sphinx",
-  "Spider",
-  "Troll",
-  "Wight",
-  "Wolf",
-  "Worm",
-  "Wraith",
-  "Wyvern",
-];
+const CODAS = words(
+  "dor mir wen thas gard rion dris vash mora lith fane thorn bryn cairn dell ros vel nyx " +
+    "grove mere holt wick spire tor vane zar eth ion ara orn",
+);
+const ADJECTIVES = words(
+  "Ashen Bitter Blazing Bound Brittle Burning Cinder Crimson Crystal Dire Dread Dusk Echoing " +
+    "Eldritch Emerald Fading Feral Frozen Gilded Glacial Gloom Grave Hallowed Hidden Hollow " +
+    "Hungry Iron Ivory Lunar Molten Mournful Obsidian Pale Primal Radiant Restless Rusted " +
+    "Sable Savage Scarlet Shattered Silent Silver Solar Spectral Storm Sunken Swift Thorned " +
+    "Thunder Twilight Umbral Veiled Verdant Vile Wailing Whispering Wild Withered Wyrd",
+);
+const SPELL_NOUNS = words(
+  "Aegis Barrage Bolt Blessing Bloom Brand Burst Chains Chorus Cloak Curse Dirge Embrace " +
+    "Flare Gate Gaze Grasp Hex Lance Mantle Mark Nova Orb Pact Prison Pulse Ray Rebuke " +
+    "Sanctuary Seal Shroud Sigil Spiral Storm Surge Tempest Torrent Veil Vortex Wall Ward Wave " +
+    "Whisper Wrath",
+);
+const ITEM_NOUNS = words(
+  "Amulet Axe Band Blade Boots Bow Bracers Buckler Censer Circlet Cloak Crossbow Dagger " +
+    "Flail Gauntlets Glaive Greatsword Hammer Helm Lantern Longsword Mace Mail Pendant Plate " +
+    "Potion Rapier Ring Rod Rune Sash Scimitar Shield Sling Spear Staff Talisman Tome Wand " +
+    "Whip",
+);
+const MATERIALS = words(
+  "Adamant Bone Bronze Coldiron Darkwood Dragonhide Glass Mithral Oak Sunsilver Starmetal " +
+    "Steel",
+);
+const FEAT_WORDS = words(
+  "Strike Stance Feint Parry Charge Shot Step Roar Focus Instinct Resolve Guard Lunge Sweep " +
+    "Rush Cut Tactics Recovery Reflexes Senses Training Expertise Mastery Aim Grip",
+);
+const BEASTS = words(
+  "Basilisk Drake Ghoul Golem Griffon Hag Hound Hydra Imp Kraken Lich Manticore Naga Ooze " +
+    "Raptor Serpent Shade Sphinx Spider Troll Wight Wolf Worm Wraith Wyvern",
+);
 const HAZARD_NOUNS = ["Trap", "Snare", "Pit", "Glyph", "Miasma", "Rockfall", "Haunt", "Mire"];
-const ROLES = [
-  "Archer",
-  "Bard",
-  "Champion",
-  "Duelist",
-  "Guardian",
-  "Herald",
-  "Hunter",
-  "Keeper",
-  "Knight",
-  "Mystic",
-  "Oracle",
-  "Ranger",
-  "Reaver",
-  "Sage",
-  "Scout",
-  "Seer",
-  "Sentinel",
-  "Shaman",
-  "Sorcerer",
-  "Warden",
-];
-const PLACES = [
-  "Harbor",
-  "Mountain",
-  "Forest",
-  "Desert",
-  "Temple",
-  "Tavern",
-  "Market",
-  "Frontier",
-  "Court",
-  "Underdark",
-  "Swamp",
-  "Tundra",
-];
+const ROLES = words(
+  "Archer Bard Champion Duelist Guardian Herald Hunter Keeper Knight Mystic Oracle Ranger " +
+    "Reaver Sage Scout Seer Sentinel Shaman Sorcerer Warden",
+);
+const PLACES = words(
+  "Harbor Mountain Forest Desert Temple Tavern Market Frontier Court Underdark Swamp Tundra",
+);
 
 /** The hand-written description vocabulary, most common first. */
 export const VOCABULARY: readonly string[] = (
@@ -738,27 +463,38 @@ export class CorpusGenerator {
 
 const POPULAR_INDEXES = Array.from({ length: POPULAR_TRAITS }, (_, i) => i);
 
-const PREREQUISITES = [
-  "trained in Athletics",
-  "trained in Acrobatics",
-  "trained in Arcana",
-  "trained in Stealth",
-  "trained in Medicine",
-  "expert in Athletics",
-  "expert in Perception",
-  "expert in Stealth",
-  "master in Athletics",
-  "Strength +2",
-  "Dexterity +2",
-  "Wisdom +2",
-  "Charisma +2",
-  "Intelligence +2",
-  "Constitution +2",
-];
+const PREREQUISITES = words(
+  "trained in Athletics|trained in Acrobatics|trained in Arcana|trained in Stealth|" +
+    "trained in Medicine|expert in Athletics|expert in Perception|expert in Stealth|" +
+    "master in Athletics|Strength +2|Dexterity +2|Wisdom +2|Charisma +2|Intelligence +2|" +
+    "Constitution +2",
+  "|",
+);
 
 /** Maps trait positions in `traits` to the ids the trait rows received. */
 export function resolveTraits(row: CorpusRow, traitIds: readonly number[]): CorpusRow {
   if (!Array.isArray(row.traits)) return row;
   const ids = (row.traits as number[]).map((i) => traitIds[i % traitIds.length] ?? traitIds[0]);
   return { ...row, traits: ids };
+}
+
+/** Inserts rows in batches through jsonb_populate_recordset; returns their ids in input order. */
+export async function insertRows(
+  db: postgres.Sql,
+  table: string,
+  rows: CorpusRow[],
+): Promise<number[]> {
+  const out: number[] = [];
+  const columns = Object.keys(rows[0] ?? {}).map((c) => `"${c}"`).join(", ");
+  for (let i = 0; i < rows.length; i += 2_000) {
+    const batch = rows.slice(i, i + 2_000);
+    const inserted = await db.unsafe(
+      `insert into public."${table}" (${columns})
+       select ${columns} from jsonb_populate_recordset(null::public."${table}", $1::jsonb)
+       returning id`,
+      [batch as never],
+    );
+    for (const r of inserted) out.push(Number(r.id));
+  }
+  return out;
 }

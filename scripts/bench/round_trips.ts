@@ -35,6 +35,11 @@ interface Kind {
  */
 const HELD_ANSWER_WAIT_MS = 1_000;
 
+/** A request kind sent with the account's session token, labelled by its function unless told. */
+function jwt(fn: string, body: () => unknown, label = fn): Kind {
+  return { label, fn, body, auth: "jwt" };
+}
+
 /** One request kind's round trips, warm, and how many of them its answer waited for. */
 export interface Counted {
   label: string;
@@ -83,27 +88,17 @@ export async function countRoundTrips(prepare: boolean): Promise<Counted[]> {
       returning id`;
     let spellId = 0;
     const kinds: Kind[] = [
-      { label: "find-spell by id, JWT", fn: "find-spell", body: () => ({ id: 1 }), auth: "jwt" },
+      jwt("find-spell", () => ({ id: 1 }), "find-spell by id, JWT"),
       {
         label: "find-spell by id, API key",
         fn: "find-spell",
         body: () => ({ id: 1 }),
         auth: "api_key",
       },
-      { label: "find-spell {} (official)", fn: "find-spell", body: () => ({}), auth: "jwt" },
-      { label: "search-data", fn: "search-data", body: () => ({ text: "fire" }), auth: "jwt" },
-      {
-        label: "create-character",
-        fn: "create-character",
-        body: () => ({ name: "Counted" }),
-        auth: "jwt",
-      },
-      {
-        label: "update-character",
-        fn: "update-character",
-        body: () => ({ id: character!.id, name: "Recounted" }),
-        auth: "jwt",
-      },
+      jwt("find-spell", () => ({}), "find-spell {} (official)"),
+      jwt("search-data", () => ({ text: "fire" })),
+      jwt("create-character", () => ({ name: "Counted" })),
+      jwt("update-character", () => ({ id: character!.id, name: "Recounted" })),
       {
         label: "create-character, Idempotency-Key",
         fn: "create-character",
@@ -111,174 +106,67 @@ export async function countRoundTrips(prepare: boolean): Promise<Counted[]> {
         auth: "jwt",
         headers: () => ({ "Idempotency-Key": crypto.randomUUID() }),
       },
-      {
-        label: "create-spell",
-        fn: "create-spell",
-        body: () => ({
-          name: `Counted ${crypto.randomUUID()}`,
-          rank: 1,
-          content_source_id: source!.id,
-        }),
-        auth: "jwt",
-      },
-      {
-        label: "create-spell, update",
-        fn: "create-spell",
-        body: () => ({ id: spellId, name: `Renamed ${crypto.randomUUID()}` }),
-        auth: "jwt",
-      },
-      {
-        label: "create-content-source",
-        fn: "create-content-source",
-        body: () => ({ name: `Counted ${crypto.randomUUID()}` }),
-        auth: "jwt",
-      },
-      {
-        label: "create-content-source, update",
-        fn: "create-content-source",
-        body: () => ({ id: source!.id, name: `Renamed ${crypto.randomUUID()}` }),
-        auth: "jwt",
-      },
-      {
-        label: "delete-content (spell)",
-        fn: "delete-content",
-        body: () => ({ type: "spell", id: spellId }),
-        auth: "jwt",
-      },
-      {
-        label: "grant-character-access",
-        fn: "grant-character-access",
-        body: () => ({
-          client_id: client!.id,
-          user_id: account.user_id,
-          character_id: character!.id,
-        }),
-        auth: "jwt",
-      },
-      {
-        label: "find-character-access",
-        fn: "find-character-access",
-        body: () => ({ character_id: character!.id }),
-        auth: "jwt",
-      },
-      {
-        label: "revoke-character-access",
-        fn: "revoke-character-access",
-        body: () => ({ client_id: client!.id, character_id: character!.id }),
-        auth: "jwt",
-      },
-      {
-        label: "find-character by id",
-        fn: "find-character",
-        body: () => ({ id: character!.id }),
-        auth: "jwt",
-      },
-      {
-        label: "create-campaign",
-        fn: "create-campaign",
-        body: () => ({ name: "Counted" }),
-        auth: "jwt",
-      },
-      {
-        label: "create-campaign, update",
-        fn: "create-campaign",
-        body: () => ({ id: campaign!.id, name: "Recounted" }),
-        auth: "jwt",
-      },
-      {
-        label: "find-campaign by id",
-        fn: "find-campaign",
-        body: () => ({ id: campaign!.id }),
-        auth: "jwt",
-      },
-      {
-        label: "reset-campaign-key",
-        fn: "reset-campaign-key",
-        body: () => ({ id: campaign!.id }),
-        auth: "jwt",
-      },
-      {
-        label: "create-encounter",
-        fn: "create-encounter",
-        body: () => ({
-          name: "Counted",
-          icon: "i",
-          color: "c",
-          combatants: { list: [] },
-          meta_data: {},
-        }),
-        auth: "jwt",
-      },
-      { label: "find-encounter", fn: "find-encounter", body: () => ({}), auth: "jwt" },
-      { label: "get-user (own)", fn: "get-user", body: () => ({}), auth: "jwt" },
-      {
-        label: "get-user (another's)",
-        fn: "get-user",
-        body: () => ({ id: account.user_id }),
-        auth: "jwt",
-      },
-      {
-        label: "update-user",
-        fn: "update-user",
-        body: () => ({ summary: "Counted" }),
-        auth: "jwt",
-      },
-      {
-        label: "create-api-client",
-        fn: "create-api-client",
-        body: () => ({ name: "Counted" }),
-        auth: "jwt",
-      },
-      { label: "find-api-client", fn: "find-api-client", body: () => ({}), auth: "jwt" },
-      {
-        label: "get-api-client-info",
-        fn: "get-api-client-info",
-        body: () => ({ client_id: client!.id, user_id: account.user_id }),
-        auth: "jwt",
-      },
-      {
-        label: "unlock-content-source",
-        fn: "unlock-content-source",
-        body: () => ({ id: source!.id, access_key: "round-trips" }),
-        auth: "jwt",
-      },
-      {
-        label: "vector-db-populate-collection",
-        fn: "vector-db-populate-collection",
-        body: () => ({ collection: "name", type: "spell", ids: [1] }),
-        auth: "jwt",
-      },
-      {
-        label: "vector-db-query-collection",
-        fn: "vector-db-query-collection",
-        body: () => ({ collection: "name", query: "fire", nResults: 3 }),
-        auth: "jwt",
-      },
-      {
-        label: "get-content-versions",
-        fn: "get-content-versions",
-        body: () => ({ ids: [source!.id] }),
-        auth: "jwt",
-      },
-      {
-        label: "get-content-source-stats",
-        fn: "get-content-source-stats",
-        body: () => ({ content_source_id: source!.id }),
-        auth: "jwt",
-      },
-      {
-        label: "create-content-update",
-        fn: "create-content-update",
-        body: () => ({
+      jwt(
+        "create-spell",
+        () => ({ name: `Counted ${crypto.randomUUID()}`, rank: 1, content_source_id: source!.id }),
+      ),
+      jwt(
+        "create-spell",
+        () => ({ id: spellId, name: `Renamed ${crypto.randomUUID()}` }),
+        "create-spell, update",
+      ),
+      jwt("create-content-source", () => ({ name: `Counted ${crypto.randomUUID()}` })),
+      jwt(
+        "create-content-source",
+        () => ({ id: source!.id, name: `Renamed ${crypto.randomUUID()}` }),
+        "create-content-source, update",
+      ),
+      jwt("delete-content", () => ({ type: "spell", id: spellId }), "delete-content (spell)"),
+      jwt(
+        "grant-character-access",
+        () => ({ client_id: client!.id, user_id: account.user_id, character_id: character!.id }),
+      ),
+      jwt("find-character-access", () => ({ character_id: character!.id })),
+      jwt(
+        "revoke-character-access",
+        () => ({ client_id: client!.id, character_id: character!.id }),
+      ),
+      jwt("find-character", () => ({ id: character!.id }), "find-character by id"),
+      jwt("create-campaign", () => ({ name: "Counted" })),
+      jwt(
+        "create-campaign",
+        () => ({ id: campaign!.id, name: "Recounted" }),
+        "create-campaign, update",
+      ),
+      jwt("find-campaign", () => ({ id: campaign!.id }), "find-campaign by id"),
+      jwt("reset-campaign-key", () => ({ id: campaign!.id })),
+      jwt(
+        "create-encounter",
+        () => ({ name: "Counted", icon: "i", color: "c", combatants: { list: [] }, meta_data: {} }),
+      ),
+      jwt("find-encounter", () => ({})),
+      jwt("get-user", () => ({}), "get-user (own)"),
+      jwt("get-user", () => ({ id: account.user_id }), "get-user (another's)"),
+      jwt("update-user", () => ({ summary: "Counted" })),
+      jwt("create-api-client", () => ({ name: "Counted" })),
+      jwt("find-api-client", () => ({})),
+      jwt("get-api-client-info", () => ({ client_id: client!.id, user_id: account.user_id })),
+      jwt("unlock-content-source", () => ({ id: source!.id, access_key: "round-trips" })),
+      jwt("vector-db-populate-collection", () => ({ collection: "name", type: "spell", ids: [1] })),
+      jwt("vector-db-query-collection", () => ({ collection: "name", query: "fire", nResults: 3 })),
+      jwt("get-content-versions", () => ({ ids: [source!.id] })),
+      jwt("get-content-source-stats", () => ({ content_source_id: source!.id })),
+      jwt(
+        "create-content-update",
+        () => ({
           type: "spell",
           action: "CREATE",
           data: { name: "Proposed", rank: 1 },
           content_source_id: source!.id,
         }),
-        auth: "jwt",
-      },
-      { label: "find-content-update", fn: "find-content-update", body: () => ({}), auth: "jwt" },
-      { label: "gm-users-in-group", fn: "gm-users-in-group", body: () => ({}), auth: "jwt" },
+      ),
+      jwt("find-content-update", () => ({})),
+      jwt("gm-users-in-group", () => ({})),
       { label: "delete-user", fn: "delete-user", body: () => ({}), auth: "jwt", ownAccount: true },
     ];
     const call = async (kind: Kind, own?: Account) => {

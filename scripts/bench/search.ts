@@ -1,25 +1,27 @@
 /**
  * The search benchmark: `deno task bench:search` (add `--smoke` for a small, quick run).
  *
- * Creates its own database on the real Postgres (BENCH_ADMIN_URL, default
+ * Creates its own database on the real Postgres (DATABASE_URL's server, default
  * postgres://postgres@127.0.0.1:5432/postgres), loads a generated corpus (scripts/bench/corpus.ts,
  * 100,000 rows over every content type), starts the local server on it with every function, and
  * prints one table: latency percentiles and requests per second of search-data at concurrency 1
  * and 16 for simple, typo and advanced queries; the same advanced statements timed in the database
  * with the trigram indexes and as plain sequential ILIKE scans (index and bitmap scans switched
  * off); and typo recall (one-edit names whose record is in the top 5). The database is dropped at
- * the end (unless --keep). Rate limits stay as in production: the benchmark signs a fresh access
+ * the end. Rate limits stay as in production: the benchmark signs a fresh access
  * token (its own 240-a-minute budget) every 200 requests.
  */
 import postgres from "postgres";
 import { parseArgs } from "node:util";
 import type { SearchDataBody } from "@shared/search.ts";
+import { freshDatabase } from "../support/fresh_database.ts";
 import { useRunSecrets } from "../support/run_secrets.ts";
 import {
   BROAD_WORDS,
   CorpusGenerator,
   type CorpusRow,
   type CorpusTable,
+  insertRows,
   Random,
   resolveTraits,
   TOPIC_WORDS,
@@ -32,9 +34,6 @@ const { values: args } = parseArgs({
     rows: { type: "string" },
     seed: { type: "string", default: "20261122" },
     requests: { type: "string" },
-    keep: { type: "boolean", default: false },
-    database: { type: "string" },
-    verbose: { type: "boolean", default: false },
   },
 });
 const smoke = args.smoke === true;
@@ -43,7 +42,7 @@ const seed = Number(args.seed);
 const requestsPerCell = Number(args.requests ?? (smoke ? 40 : 400));
 const recallSample = smoke ? 50 : 200;
 const scanSample = smoke ? 12 : 60;
-const adminUrl = Deno.env.get("BENCH_ADMIN_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const serverUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const TOKEN_EVERY = 200;
 const BENCH_EMAIL = "bench@example.test";
 
@@ -91,56 +90,6 @@ interface Loaded {
 
 function log(message: string): void {
   console.error(`[bench:search] ${message}`);
-}
-
-async function createDatabase(): Promise<{ name: string; url: string }> {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    // Databases an interrupted run left behind; those kept on purpose (--keep) live for a day.
-    const stale = await admin<{ datname: string }[]>`
-      select datname from pg_database where datname like 'rpgbench\\_%'`;
-    const dayAgo = Date.now() - 86_400_000;
-    for (const { datname } of stale.filter((d) => Number(d.datname.split("_")[1]) < dayAgo)) {
-      await admin.unsafe(`drop database if exists "${datname}" with (force)`).catch(() => {});
-    }
-    const name = `rpgbench_${Date.now()}`;
-    await admin.unsafe(`create database "${name}"`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    return { name, url: url.href };
-  } finally {
-    await admin.end();
-  }
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`drop database if exists "${name}" with (force)`);
-  } finally {
-    await admin.end();
-  }
-}
-
-/** Inserts rows in batches through jsonb_populate_recordset; returns their ids in input order. */
-async function insertRows(
-  db: postgres.Sql,
-  table: string,
-  rows: CorpusRow[],
-): Promise<number[]> {
-  const out: number[] = [];
-  const columns = Object.keys(rows[0] ?? {}).map((c) => `"${c}"`).join(", ");
-  for (let i = 0; i < rows.length; i += 2_000) {
-    const batch = rows.slice(i, i + 2_000);
-    const inserted = await db.unsafe(
-      `insert into public."${table}" (${columns})
-       select ${columns} from jsonb_populate_recordset(null::public."${table}", $1::jsonb)
-       returning id`,
-      [batch as never],
-    );
-    for (const r of inserted) out.push(Number(r.id));
-  }
-  return out;
 }
 
 /** Generates and loads the corpus; returns the bench user's id. */
@@ -335,15 +284,9 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  // --database reuses what an earlier run kept (--keep): no load, and the database stays.
-  const reused = args.database;
-  const database = reused
-    ? { name: reused, url: Object.assign(new URL(adminUrl), { pathname: `/${reused}` }).href }
-    : await createDatabase();
+  const database = await freshDatabase(serverUrl, "rpgbench");
   log(
-    `database ${database.name}; corpus of ${totalRows} rows, seed ${seed}${
-      smoke ? " (smoke)" : ""
-    }`,
+    `corpus of ${totalRows} rows, seed ${seed}${smoke ? " (smoke)" : ""}`,
   );
   Deno.env.set("DATABASE_URL", database.url);
   Deno.env.set("LOG_LEVEL", "silent");
@@ -356,7 +299,7 @@ async function main(): Promise<void> {
   try {
     server = await startServer({ port: 0, dataDir: null });
     const loadStart = performance.now();
-    if (!reused) await loadCorpus(database.url);
+    await loadCorpus(database.url);
     const loadSeconds = (performance.now() - loadStart) / 1000;
     const { rows, userId } = await readLoaded(database.url);
     log(`loaded ${rows.length} rows in ${loadSeconds.toFixed(1)} s`);
@@ -456,8 +399,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await server?.close();
-    if (!args.keep && !reused) await dropDatabase(database.name);
-    else log(`kept database ${database.name}`);
+    await database.drop();
   }
 }
 
@@ -566,15 +508,6 @@ async function compareScans(
       result.statement.scanned.push(statementScanned.ms);
       result.matches.push(filterIndexed.rows);
       result.kinds.push(query.kind);
-      if (args.verbose) {
-        log(
-          `${JSON.stringify(query.body)}: ${filterIndexed.rows} matches; filter ${
-            fmt(filterIndexed.ms, 2)
-          } ms indexed, ${fmt(filterScanned.ms, 2)} ms scanned; statement ${
-            fmt(statementIndexed.ms, 2)
-          } ms indexed, ${fmt(statementScanned.ms, 2)} ms scanned`,
-        );
-      }
     }
   } finally {
     await db.end();
@@ -661,54 +594,29 @@ function printReport(report: {
   const overall = (t: Timings) => sum(t.scanned) / Math.max(sum(t.indexed), 0.001);
   const count = scan.kinds.length;
   const medianMatches = percentile(sorted(scan.matches), 50);
-  lines.push(row([
-    `advanced text filter, trigram index (median ${medianMatches} matching rows)`,
-    1,
-    count,
-    ...latency(scan.filter.indexed),
-    "",
-  ]));
-  lines.push(row([
-    "same filter, plain ILIKE sequential scan",
-    1,
-    count,
-    ...latency(scan.filter.scanned),
-    "",
-  ]));
+  const timed = (label: string, xs: number[]) =>
+    lines.push(row([label, 1, count, ...latency(xs), ""]));
   const kindRatios = (t: Timings) =>
     ["name", "word", "phrase"].map((k) => `${k} ${fmt(percentile(ratio(t, k), 50))}x`).join(", ");
-  lines.push(row([
-    `filter: scan time / index time (median by filter: ${kindRatios(scan.filter)})`,
-    "",
-    count,
-    `${fmt(percentile(ratio(scan.filter), 50))}x median`,
-    `${fmt(percentile(ratio(scan.filter), 5))}x p5`,
-    `${fmt(overall(scan.filter))}x overall`,
-    "",
-  ]));
-  lines.push(row([
-    "whole advanced statement, indexed",
-    1,
-    count,
-    ...latency(scan.statement.indexed),
-    "",
-  ]));
-  lines.push(row([
-    "whole plain statement, sequential scan",
-    1,
-    count,
-    ...latency(scan.statement.scanned),
-    "",
-  ]));
-  lines.push(row([
-    `statement: scan time / index time (median by filter: ${kindRatios(scan.statement)})`,
-    "",
-    count,
-    `${fmt(percentile(ratio(scan.statement), 50))}x median`,
-    `${fmt(percentile(ratio(scan.statement), 5))}x p5`,
-    `${fmt(overall(scan.statement))}x overall`,
-    "",
-  ]));
+  const ratios = (what: string, t: Timings) =>
+    lines.push(row([
+      `${what}: scan time / index time (median by filter: ${kindRatios(t)})`,
+      "",
+      count,
+      `${fmt(percentile(ratio(t), 50))}x median`,
+      `${fmt(percentile(ratio(t), 5))}x p5`,
+      `${fmt(overall(t))}x overall`,
+      "",
+    ]));
+  timed(
+    `advanced text filter, trigram index (median ${medianMatches} matching rows)`,
+    scan.filter.indexed,
+  );
+  timed("same filter, plain ILIKE sequential scan", scan.filter.scanned);
+  ratios("filter", scan.filter);
+  timed("whole advanced statement, indexed", scan.statement.indexed);
+  timed("whole plain statement, sequential scan", scan.statement.scanned);
+  ratios("statement", scan.statement);
   const totalRatio = overall(scan.filter);
   const recallRate = recall.hits / Math.max(recall.total, 1);
   const kinds = [...recall.byKind.entries()].map(([k, [h, n]]) => `${k} ${h}/${n}`).join(", ");

@@ -18,7 +18,7 @@ import { ServerProcess } from "../support/server_process.ts";
 import { findStatement } from "../../supabase/functions/_shared/content/find_content.ts";
 import { contentTypes } from "@shared/content_types.ts";
 import { contentTable } from "../../supabase/functions/_shared/content/tables.ts";
-import { CorpusGenerator, type CorpusRow, resolveTraits } from "./corpus.ts";
+import { CorpusGenerator, type CorpusRow, insertRows, resolveTraits } from "./corpus.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -56,16 +56,8 @@ try {
     atob(account.token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/")),
   );
 
-  const header = [
-    "endpoint",
-    "rows",
-    "body MB",
-    "first byte ms (2nd call)",
-    "total ms",
-    "RSS +MB",
-    "json_agg ms",
-    "total/json_agg",
-  ];
+  const header = ("endpoint|rows|body MB|first byte ms (2nd call)|total ms|RSS +MB|json_agg ms|" +
+    "total/json_agg").split("|");
   const lines: string[][] = [];
   let failures = 0;
   for (const type of TYPES) {
@@ -139,21 +131,19 @@ async function serve(server: ServerProcess, fn: string, token: string): Promise<
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: "{}",
   });
-  const reader = res.body!.getReader();
-  const chunks: Uint8Array[] = [];
+  const decoder = new TextDecoder();
+  let text = "";
   let firstByteMs = 0;
   let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  for await (const chunk of res.body!) {
     if (bytes === 0) firstByteMs = performance.now() - started;
-    chunks.push(value);
-    bytes += value.length;
+    text += decoder.decode(chunk, { stream: true });
+    bytes += chunk.length;
   }
+  text += decoder.decode();
   const totalMs = performance.now() - started;
   sampling = false;
   await sampler;
-  const text = new TextDecoder().decode(concat(chunks, bytes));
   const body = JSON.parse(text);
   if (res.status !== 200 || body.status !== "success" || !Array.isArray(body.data)) {
     throw new Error(`${fn} answered ${res.status}: ${text.slice(0, 300)}`);
@@ -207,32 +197,11 @@ async function insert(
   sourceId: number,
   traitIds: number[],
 ): Promise<number[]> {
-  const ids: number[] = [];
-  for (let done = 0; done < count; done += 2_000) {
-    const batch = Array.from(
-      { length: Math.min(2_000, count - done) },
-      () => ({ ...resolveTraits(row(), traitIds), content_source_id: sourceId }),
-    );
-    const columns = Object.keys(batch[0] ?? {}).map((c) => `"${c}"`).join(", ");
-    const inserted = await db.unsafe(
-      `insert into public."${table}" (${columns})
-       select ${columns} from jsonb_populate_recordset(null::public."${table}", $1::jsonb)
-       returning id`,
-      [batch as never],
-    );
-    for (const r of inserted) ids.push(Number(r.id));
-  }
-  return ids;
-}
-
-function concat(chunks: Uint8Array[], bytes: number): Uint8Array {
-  const out = new Uint8Array(bytes);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  const rows = Array.from(
+    { length: count },
+    () => ({ ...resolveTraits(row(), traitIds), content_source_id: sourceId }),
+  );
+  return await insertRows(db, table, rows);
 }
 
 function median(values: number[]): number {

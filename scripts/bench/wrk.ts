@@ -1,4 +1,17 @@
-import type { LoadResult } from "./run_load.ts";
+/** What one load run measured; latencies in milliseconds. */
+export interface LoadResult {
+  label: string;
+  concurrency: number;
+  seconds: number;
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** A few of the errors, for the report. */
+  samples: string[];
+}
 
 /** Whether the `wrk` load generator is installed (Debian package `wrk`). */
 export async function haveWrk(): Promise<boolean> {
@@ -113,9 +126,37 @@ async function wrk(
     errors: r.bad + r.socket_errors,
     rps: r.requests / elapsed,
     p50: r.p50_us / 1000,
-    p95: Number.NaN,
     p99: r.p99_us / 1000,
     max: r.max_us / 1000,
     samples: r.sample ? [r.sample] : [],
   };
+}
+
+/** CPU seconds (user + system) a process has used, from /proc; 0 once it is gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // Fields after the command name (which may hold spaces) start at the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+const CLOCK_TICKS = 100;
+
+/** Processes whose command line contains every given word (Postgres backends name their database). */
+export function processesMatching(...words: string[]): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const command = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).replaceAll("\0", " ");
+      if (words.every((w) => command.includes(w))) pids.push(Number(entry.name));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return pids;
 }

@@ -1,11 +1,11 @@
 /**
  * Transactions kept open after their handler returns, for answers read from the database while
- * they are sent (streamed finds). `db.ts` hands them over; this module has no database of its own,
+ * they are sent (streamed finds). `db/transaction.ts` hands them over; this module has no database of its own,
  * so the code that builds such answers loads no pool.
  */
 import type postgres from "postgres";
 
-/** A transaction handle, as `db.ts` exports it. */
+/** A transaction handle, as `db/pool.ts` exports it. */
 type Tx = postgres.Sql;
 
 /**

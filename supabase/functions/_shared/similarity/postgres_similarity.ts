@@ -37,7 +37,7 @@ const METADATA = `(
 
 /**
  * A UTC timestamp as `to_jsonb` writes it (`...+00:00`; the connection's time zone is UTC). The
- * rest of the API writes `Z` (the timestamptz parser in `db.ts`), and the digits are the same.
+ * rest of the API writes `Z` (the timestamptz parser in `db/pool.ts`), and the digits are the same.
  */
 const JSONB_UTC_TIMESTAMP = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?)\+00:00$/;
 

@@ -1,7 +1,8 @@
 /**
- * Holes found by attacking the service, each closed in the database: the API client cap, throttled
+ * What a hostile caller tries is refused, mostly by the database: the API client cap, throttled
  * access-key guesses, API keys limited to what the consent screen lists, no links to rows the
- * caller cannot read, counts only of readable sources, private search helpers, deactivated accounts.
+ * caller cannot read, counts only of readable sources, private search helpers, deactivated
+ * accounts, the join key, the request login role, direct upload rows, and floods of made-up keys.
  */
 import { deepEqual, equal, match, rejects } from "node:assert/strict";
 import postgres from "postgres";
@@ -17,6 +18,7 @@ import {
   test,
   type TestUser,
 } from "./_harness.ts";
+import { withinOneMinute } from "./support/http.ts";
 
 async function homebrewSource(owner: TestUser, body: Record<string, unknown> = {}) {
   return successData(
@@ -442,3 +444,40 @@ localOnly(
     }
   },
 );
+
+test("a signed-in user cannot write uploaded_file rows directly (the REST layer's role)", async () => {
+  const user = await makeUser({ tier: 2 });
+  const attempt = adminSql.begin(async (tx) => {
+    await tx`select set_config('request.jwt.claims', ${
+      JSON.stringify({ sub: user.user_id, role: "authenticated" })
+    }, true)`;
+    await tx`set local role authenticated`;
+    await tx`insert into public.uploaded_file (bucket, path, content_type, byte_size)
+      values ('portraits', ${`${user.user_id}/${"a".repeat(64)}.png`}, 'image/png', 10)`;
+  });
+  await rejects(attempt, /permission denied for table uploaded_file/);
+  const [row] = await adminSql<{ n: number }[]>`
+    select count(*)::int as n from public.uploaded_file where user_id = ${user.user_id}`;
+  equal(row?.n, 0);
+});
+
+test("a key the server issued goes on from an address that made-up keys have flooded", async () => {
+  const user = await makeUser();
+  await withinOneMinute(20_000);
+  const flooder = randomIp();
+  for (let i = 0; i < 31; i++) {
+    await call("find-spell", {}, { token: crypto.randomUUID(), ip: flooder });
+  }
+  equal((await call("find-spell", {}, { token: crypto.randomUUID(), ip: flooder })).status, 429);
+  // A key this server (or instance) has never seen, from the flooded address.
+  const { apiKey } = await makeApiKey(user);
+  equal(successData(await call("find-spell", { id: 1 }, { token: apiKey, ip: flooder })).id, 1);
+  // The same shape with one digit changed is refused without the database, on its address.
+  const last = apiKey.at(-1) === "0" ? "1" : "0";
+  const forged = apiKey.slice(0, -1) + last;
+  equal(
+    failMessage(await call("find-spell", { id: 1 }, { token: forged, ip: randomIp() }), 401),
+    "Invalid API Key",
+  );
+  equal((await call("find-spell", { id: 1 }, { token: forged, ip: flooder })).status, 429);
+});

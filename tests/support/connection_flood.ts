@@ -1,17 +1,8 @@
 /**
  * Hostile connections against a running server: many sockets opened and left idle, or uploads that
  * send their headers and a few bytes of body, then stall. Reports how the server answered each
- * (503 at the cap, 400 for a late body, closed by a timeout), whether a normal call was served
- * meanwhile, and the server's memory.
- *
- *   deno run -A scripts/bench/connections.ts --port 54321 --pid <server pid> --idle 5000
- *   deno run -A scripts/bench/connections.ts --port 54321 --pid <server pid> --stalled 4000
- *
- * Start the server under a low limit to see the cap at work, e.g.
- * `prlimit --nofile=1024:1024 -- deno task start`. This process raises its own limit first.
+ * (503 at the cap, 400 for a late body, closed by a timeout) and the server's memory.
  */
-import { parseArgs } from "node:util";
-import { raiseOpenFileLimit } from "../server/file_limit.ts";
 
 /** How one hostile connection ended. */
 export type Outcome = "refused" | "answered" | "closed" | "failed" | "open";
@@ -135,24 +126,4 @@ export function stalledUploadHead(token: string): string {
   return `POST /functions/v1/create-character HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
     `Authorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
     `Content-Length: 100\r\n\r\n{"name":`;
-}
-
-if (import.meta.main) {
-  const { values: args } = parseArgs({
-    args: Deno.args,
-    options: Object.fromEntries(
-      ["port", "pid", "idle", "stalled", "token", "wait"].map((name) => [name, { type: "string" }]),
-    ),
-  }) as { values: Record<string, string | undefined> };
-  await raiseOpenFileLimit();
-  const port = Number(args.port ?? 54321);
-  const count = Number(args.idle ?? args.stalled ?? 5000);
-  const report = await flood({
-    port,
-    count,
-    head: args.stalled === undefined ? undefined : stalledUploadHead(args.token ?? "none"),
-    waitMs: Number(args.wait ?? 45_000),
-    pid: args.pid === undefined ? undefined : Number(args.pid),
-  });
-  console.log(JSON.stringify(report));
 }
