@@ -9,10 +9,8 @@ import {
   type RpgClient,
   unwrap,
 } from "@shared/client.ts";
-import { listFunctionNames } from "../scripts/server/server.ts";
-import { loadFunction } from "../supabase/functions/_shared/serve.ts";
-
-const functionsDir = new URL("../supabase/functions/", import.meta.url);
+import { importHandler, listFunctionNames } from "../scripts/server/server.ts";
+import type { EndpointHandler } from "../supabase/functions/_shared/endpoint.ts";
 import { fetchFrom, makeApiKey, makeUser, randomIp, server, test } from "./_harness.ts";
 
 /** A client of the test server whose calls come from their own client address. */
@@ -58,11 +56,9 @@ test("the function folders and the contract entries are the same set", async () 
 });
 
 test("each function folder implements the contract entry of its own name", async () => {
-  const round = crypto.randomUUID();
   const mismatched: string[] = [];
   for (const name of await listFunctionNames()) {
-    // A query string of its own, so the module runs again in this process and serves to us.
-    const handler = await loadFunction(new URL(`${name}/index.ts?contract=${round}`, functionsDir));
+    const handler = await importHandler(name) as EndpointHandler;
     if (handler.endpoint !== name) mismatched.push(`${name} serves ${handler.endpoint}`);
   }
   deepStrictEqual(mismatched, []);

@@ -4,6 +4,7 @@ import { loadEnvFile } from "./env_file.ts";
 import { connectionCap, ConnectionFront, type Relay } from "./connection_front.ts";
 import { openFileLimit } from "./file_limit.ts";
 import { migrate } from "./migrate.ts";
+import type { FunctionHandler } from "../../supabase/functions/_shared/serve.ts";
 
 const root = new URL("../../", import.meta.url);
 const functionsDir = new URL("supabase/functions/", root);
@@ -67,6 +68,14 @@ export async function listFunctionNames(): Promise<string[]> {
   return names.sort();
 }
 
+/** A function's handler, from the module that declares it (`<name>/endpoint.ts`), unserved. */
+export async function importHandler(name: string): Promise<FunctionHandler> {
+  const module: { handler: FunctionHandler } = await import(
+    new URL(`${name}/endpoint.ts`, functionsDir).href
+  );
+  return module.handler;
+}
+
 /**
  * Starts every function in one process at `/functions/v1/<name>`, on DATABASE_URL when set or
  * else on the embedded database, after applying migrations and the seed.
@@ -126,7 +135,6 @@ export async function serveFunctions(
   options: { port: number; worker?: number },
 ): Promise<ServedFunctions> {
   // Function modules read the environment when they load, so they are imported only now.
-  const { loadFunction } = await import("../../supabase/functions/_shared/serve.ts");
   const { endPools, sql } = await import("../../supabase/functions/_shared/db/pool.ts");
   const { ConfigurationError } = await import("../../supabase/functions/_shared/env.ts");
   const { watchBodyReading } = await import("../../supabase/functions/_shared/read_body.ts");
@@ -140,10 +148,8 @@ export async function serveFunctions(
   });
   const { appRoutes } = await import("./app_routes.ts");
   const functionNames = await listFunctionNames();
-  const handlers = new Map<string, Awaited<ReturnType<typeof loadFunction>>>();
-  for (const name of functionNames) {
-    handlers.set(name, await loadFunction(new URL(`${name}/index.ts`, functionsDir)));
-  }
+  const handlers = new Map<string, FunctionHandler>();
+  for (const name of functionNames) handlers.set(name, await importHandler(name));
 
   const route = async (req: Request, info: Deno.ServeHandlerInfo): Promise<Response> => {
     const path = new URL(req.url).pathname;
