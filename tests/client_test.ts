@@ -9,8 +9,10 @@ import {
   type RpgClient,
   unwrap,
 } from "@shared/client.ts";
-import { importHandler, listFunctionNames } from "../scripts/server/server.ts";
+import { importHandler, listFunctionNames, OTHER_FUNCTIONS } from "../scripts/server/server.ts";
 import type { EndpointHandler } from "../supabase/functions/_shared/endpoint.ts";
+
+const functionsDir = new URL("../supabase/functions/", import.meta.url);
 import { fetchFrom, makeApiKey, makeUser, randomIp, server, test } from "./_harness.ts";
 
 /** A client of the test server whose calls come from their own client address. */
@@ -53,6 +55,7 @@ const ok200 = () => Response.json({ status: "success", data: [] });
 
 test("the function folders and the contract entries are the same set", async () => {
   deepStrictEqual(await listFunctionNames(), Object.keys(contract).sort());
+  for (const name of OTHER_FUNCTIONS) await Deno.stat(new URL(`${name}/index.ts`, functionsDir));
 });
 
 test("each function folder implements the contract entry of its own name", async () => {

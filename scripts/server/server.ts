@@ -23,6 +23,7 @@ export interface RunningServer {
   /** Origin of the web app and the OpenAPI document. */
   appUrl: string;
   database: LocalDatabase;
+  /** The endpoints' functions (served besides OTHER_FUNCTIONS). */
   functionNames: string[];
   /** The most client connections held open at once; more are answered 503 and closed. */
   maxConnections: number;
@@ -53,11 +54,18 @@ async function within(ms: number, promise: Promise<unknown>): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Names of the function folders (hyphenated, no leading underscore) that have an index.ts. */
+/** Function folders that are not endpoints of the contract: the MCP server (docs/mcp.md). */
+export const OTHER_FUNCTIONS: readonly string[] = ["mcp"];
+
+/**
+ * Names of the endpoints' function folders (hyphenated, no leading underscore, with an index.ts):
+ * every function but OTHER_FUNCTIONS.
+ */
 export async function listFunctionNames(): Promise<string[]> {
   const names: string[] = [];
   for await (const entry of Deno.readDir(functionsDir)) {
     if (!entry.isDirectory || entry.name.startsWith("_")) continue;
+    if (OTHER_FUNCTIONS.includes(entry.name)) continue;
     try {
       await Deno.stat(new URL(`${entry.name}/index.ts`, functionsDir));
       names.push(entry.name);
@@ -149,7 +157,9 @@ export async function serveFunctions(
   const { appRoutes } = await import("./app_routes.ts");
   const functionNames = await listFunctionNames();
   const handlers = new Map<string, FunctionHandler>();
-  for (const name of functionNames) handlers.set(name, await importHandler(name));
+  for (const name of [...functionNames, ...OTHER_FUNCTIONS]) {
+    handlers.set(name, await importHandler(name));
+  }
 
   const route = async (req: Request, info: Deno.ServeHandlerInfo): Promise<Response> => {
     const path = new URL(req.url).pathname;
