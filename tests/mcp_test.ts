@@ -74,6 +74,7 @@ test("mcp lists one tool per endpoint that takes an API key, described by its co
         honoursIdempotencyKey(name),
         name,
       );
+      if (honoursIdempotencyKey(name)) ok(entry.effect !== "read", `${name} writes`);
     }
     const createSpell = tools.find((t) => t.name === "create-spell")!;
     ok("id" in (createSpell.inputSchema.properties ?? {}), "a create-or-update body keeps its id");

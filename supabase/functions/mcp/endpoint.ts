@@ -4,7 +4,6 @@
  * transport, answers its JSON-RPC message (or batch) in one JSON response, and keeps nothing; so
  * there is no session, no event stream to open with GET and none to end with DELETE (405).
  */
-import { DEFAULT_MAX_BODY_BYTES } from "@shared/contract.ts";
 import { bearerHeader } from "../_shared/auth/classify_bearer.ts";
 import { errorBody, Fail, failBody, jsonResponse } from "../_shared/envelope.ts";
 import { log } from "../_shared/log.ts";
@@ -19,7 +18,7 @@ import {
   Server,
   WebStandardStreamableHTTPServerTransport,
 } from "./sdk.ts";
-import { listTools } from "./tools.ts";
+import { largestToolBody, listTools } from "./tools.ts";
 
 /** CORS for browser-based MCP hosts: the transport's own headers besides the bearer. */
 const corsHeaders: Readonly<Record<string, string>> = {
@@ -32,7 +31,7 @@ const corsHeaders: Readonly<Record<string, string>> = {
 };
 
 /** A JSON-RPC message or batch: the largest tool body and the message around it. */
-const MAX_MESSAGE_BYTES = DEFAULT_MAX_BODY_BYTES + 64 * 1024;
+const MAX_MESSAGE_BYTES = largestToolBody() + 64 * 1024;
 
 const SERVER_INFO = { name: "rpg-builder", version: "1.0.0" };
 

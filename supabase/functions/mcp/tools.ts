@@ -7,6 +7,7 @@ import type { Tool } from "./sdk.ts";
 import {
   contract,
   type ContractOf,
+  DEFAULT_MAX_BODY_BYTES,
   type EndpointContract,
   type EndpointName,
 } from "@shared/contract.ts";
@@ -39,11 +40,21 @@ const IDEMPOTENCY_KEY_SCHEMA: JsonObject = {
     "characters; as the API's Idempotency-Key header)",
 };
 
+/** The contract as a table read by any name. */
+const entries: Readonly<Record<string, EndpointContract>> = contract;
+
 /** Whether an endpoint is a tool. */
 export function isToolName(name: string): name is ToolName {
-  const entry = (contract as Readonly<Record<string, EndpointContract>>)[name];
+  const entry = entries[name];
   return entry !== undefined && entry.auth.includes("api_key") &&
     !(NOT_TOOLS as readonly string[]).includes(name);
+}
+
+/** The largest body a tool takes: its endpoint's cap, the API's default unless it sets one. */
+export function largestToolBody(): number {
+  return Math.max(
+    ...toolNames().map((name) => entries[name]?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+  );
 }
 
 /** Every tool's name, sorted. */
