@@ -26,6 +26,7 @@ export {
   type ApiArea,
   type AuthKind,
   DEFAULT_MAX_BODY_BYTES,
+  type Effect,
   type EndpointContract,
 } from "./contract/entry.ts";
 

@@ -9,11 +9,13 @@ import { test } from "./_harness.ts";
 
 const root = new URL("../", import.meta.url);
 
-/** Packages that serving functions never loads: tests, tools, and the pages' browser builds. */
+/**
+ * Packages that serving functions never loads: tests, tools, and the pages' browser builds (ajv
+ * is served: the MCP SDK's server imports it).
+ */
 const NOT_FOR_SERVING = [
   "playwright-core",
   "fast-check",
-  "ajv",
   "@readme/openapi-parser",
   "@types/node",
   // Read as files when a page first asks for them (scripts/server/routes/web.ts).

@@ -4,6 +4,7 @@ import { loadEnvFile } from "./env_file.ts";
 import { connectionCap, ConnectionFront, type Relay } from "./connection_front.ts";
 import { openFileLimit } from "./file_limit.ts";
 import { migrate } from "./migrate.ts";
+import type { FunctionHandler } from "../../supabase/functions/_shared/serve.ts";
 
 const root = new URL("../../", import.meta.url);
 const functionsDir = new URL("supabase/functions/", root);
@@ -22,6 +23,7 @@ export interface RunningServer {
   /** Origin of the web app and the OpenAPI document. */
   appUrl: string;
   database: LocalDatabase;
+  /** The endpoints' functions (served besides OTHER_FUNCTIONS). */
   functionNames: string[];
   /** The most client connections held open at once; more are answered 503 and closed. */
   maxConnections: number;
@@ -52,11 +54,18 @@ async function within(ms: number, promise: Promise<unknown>): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Names of the function folders (hyphenated, no leading underscore) that have an index.ts. */
+/** Function folders that are not endpoints of the contract: the MCP server (docs/mcp.md). */
+export const OTHER_FUNCTIONS: readonly string[] = ["mcp"];
+
+/**
+ * Names of the endpoints' function folders (hyphenated, no leading underscore, with an index.ts):
+ * every function but OTHER_FUNCTIONS.
+ */
 export async function listFunctionNames(): Promise<string[]> {
   const names: string[] = [];
   for await (const entry of Deno.readDir(functionsDir)) {
     if (!entry.isDirectory || entry.name.startsWith("_")) continue;
+    if (OTHER_FUNCTIONS.includes(entry.name)) continue;
     try {
       await Deno.stat(new URL(`${entry.name}/index.ts`, functionsDir));
       names.push(entry.name);
@@ -65,6 +74,14 @@ export async function listFunctionNames(): Promise<string[]> {
     }
   }
   return names.sort();
+}
+
+/** A function's handler, from the module that declares it (`<name>/endpoint.ts`), unserved. */
+export async function importHandler(name: string): Promise<FunctionHandler> {
+  const module: { handler: FunctionHandler } = await import(
+    new URL(`${name}/endpoint.ts`, functionsDir).href
+  );
+  return module.handler;
 }
 
 /**
@@ -126,7 +143,6 @@ export async function serveFunctions(
   options: { port: number; worker?: number },
 ): Promise<ServedFunctions> {
   // Function modules read the environment when they load, so they are imported only now.
-  const { loadFunction } = await import("../../supabase/functions/_shared/serve.ts");
   const { endPools, sql } = await import("../../supabase/functions/_shared/db/pool.ts");
   const { ConfigurationError } = await import("../../supabase/functions/_shared/env.ts");
   const { watchBodyReading } = await import("../../supabase/functions/_shared/read_body.ts");
@@ -140,9 +156,9 @@ export async function serveFunctions(
   });
   const { appRoutes } = await import("./app_routes.ts");
   const functionNames = await listFunctionNames();
-  const handlers = new Map<string, Awaited<ReturnType<typeof loadFunction>>>();
-  for (const name of functionNames) {
-    handlers.set(name, await loadFunction(new URL(`${name}/index.ts`, functionsDir)));
+  const handlers = new Map<string, FunctionHandler>();
+  for (const name of [...functionNames, ...OTHER_FUNCTIONS]) {
+    handlers.set(name, await importHandler(name));
   }
 
   const route = async (req: Request, info: Deno.ServeHandlerInfo): Promise<Response> => {

@@ -27,6 +27,7 @@ export const accountsEndpoints = {
   "create-api-client": {
     summary: "Creates an API client for the signed-in user and returns its key, shown this once",
     area: "accounts",
+    effect: "additive",
     auth: ["jwt"],
     body: CreateApiClientBody,
     result: CreatedApiClient,
@@ -34,6 +35,7 @@ export const accountsEndpoints = {
   "delete-api-client": {
     summary: "Revokes one of the signed-in user's API clients; its key stops working at once",
     area: "accounts",
+    effect: "destructive",
     auth: ["jwt"],
     body: DeleteApiClientBody,
     result: z.literal(true),
@@ -42,6 +44,7 @@ export const accountsEndpoints = {
     summary:
       "Deletes the caller's account and everything it owns; refused while it owns content sources",
     area: "accounts",
+    effect: "destructive",
     auth: ["jwt"],
     body: DeleteUserBody,
     result: DeletedUser,
@@ -49,6 +52,7 @@ export const accountsEndpoints = {
   "find-api-client": {
     summary: "Lists the signed-in user's API clients, without keys",
     area: "accounts",
+    effect: "read",
     auth: ["jwt"],
     body: FindApiClientBody,
     result: z.array(ApiClient),
@@ -56,6 +60,7 @@ export const accountsEndpoints = {
   "get-user": {
     summary: "Reads the caller's own profile, or another user's public profile by id or _id",
     area: "accounts",
+    effect: "read",
     auth: ["jwt"],
     body: GetUserBody,
     result: z.union([OwnProfile, PublicProfile]),
@@ -64,6 +69,7 @@ export const accountsEndpoints = {
     summary:
       "Joins a GAME-MASTER supporter's group with its access code (replacing any earlier group)",
     area: "accounts",
+    effect: "destructive",
     auth: ["jwt"],
     body: GmAddToGroupBody,
     result: z.literal("Added to group"),
@@ -71,6 +77,7 @@ export const accountsEndpoints = {
   "gm-regenerate-code": {
     summary: "Gives the caller's GM group a new access code; members stay",
     area: "accounts",
+    effect: "destructive",
     auth: ["jwt"],
     body: GmGroupEmptyBody,
     result: z.literal("Code regenerated"),
@@ -78,6 +85,7 @@ export const accountsEndpoints = {
   "gm-remove-from-group": {
     summary: "Removes a member from the caller's GM group, or the caller from their own group",
     area: "accounts",
+    effect: "destructive",
     auth: ["jwt"],
     body: GmRemoveFromGroupBody,
     result: z.literal("Removed from group"),
@@ -86,6 +94,7 @@ export const accountsEndpoints = {
     summary:
       "Lists the members of the caller's GM group (empty unless the caller is a GAME-MASTER)",
     area: "accounts",
+    effect: "read",
     auth: ["jwt"],
     body: GmGroupEmptyBody,
     result: z.array(GmGroupMember),
@@ -93,6 +102,7 @@ export const accountsEndpoints = {
   "update-user": {
     summary: "Updates the caller's editable profile fields; only the fields given change",
     area: "accounts",
+    effect: "destructive",
     auth: ["jwt"],
     rules: [
       "`subscribed_content_sources` lists each `source_id` at most once.",

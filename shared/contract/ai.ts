@@ -7,6 +7,7 @@ export const aiEndpoints = {
     summary:
       "Generates text with the configured chat-completions provider (supporter tier 1, 60 an hour per user)",
     area: "ai",
+    effect: "additive",
     auth: ["jwt"],
     upstream: true,
     body: OpenAiRequestBody,

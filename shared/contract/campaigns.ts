@@ -21,6 +21,7 @@ export const campaignsEndpoints = {
     summary:
       "Creates a campaign (supporter tier 1 or higher), or with id updates one the caller owns",
     area: "campaigns",
+    effect: "destructive",
     auth: USER_OR_KEY,
     createRequires: ["name"],
     body: CreateCampaignBody,
@@ -30,6 +31,7 @@ export const campaignsEndpoints = {
     summary:
       "Creates an encounter (supporter tier 1 or higher), or with id updates one the caller owns",
     area: "campaigns",
+    effect: "destructive",
     auth: USER_OR_KEY,
     createRequires: ENCOUNTER_REQUIRED_FIELDS,
     body: CreateEncounterBody,
@@ -38,6 +40,7 @@ export const campaignsEndpoints = {
   "find-campaign": {
     summary: "Finds campaigns by id, owner or join key; a join-key lookup lets the caller join",
     area: "campaigns",
+    effect: "additive",
     auth: ["api_key", "jwt", "none"],
     body: FindCampaignBody,
     result: z.array(Campaign),
@@ -45,6 +48,7 @@ export const campaignsEndpoints = {
   "find-encounter": {
     summary: "Finds the caller's own encounters by id or campaign",
     area: "campaigns",
+    effect: "read",
     auth: USER_OR_KEY,
     body: FindEncounterBody,
     result: z.array(Encounter),
@@ -52,6 +56,7 @@ export const campaignsEndpoints = {
   "remove-from-campaign": {
     summary: "The campaign's owner removes a character (and its player) from the campaign",
     area: "campaigns",
+    effect: "destructive",
     auth: USER_OR_KEY,
     body: RemoveFromCampaignBody,
     result: z.literal(true),
@@ -59,6 +64,7 @@ export const campaignsEndpoints = {
   "reset-campaign-key": {
     summary: "Gives a campaign a new join key; the old key and open join grants stop working",
     area: "campaigns",
+    effect: "destructive",
     auth: USER_OR_KEY,
     body: ResetCampaignKeyBody,
     result: ResetCampaignKeyResult,

@@ -30,6 +30,7 @@ export const charactersEndpoints = {
   "create-character": {
     summary: "Creates a character, or with id updates the given fields of one the caller may write",
     area: "characters",
+    effect: "destructive",
     auth: USER_OR_KEY,
     perCharacter: true,
     // Every field has a default: a new character needs none.
@@ -44,6 +45,7 @@ export const charactersEndpoints = {
   "find-character": {
     summary: "Finds characters: one by id (or null), the caller's own, or those of a campaign",
     area: "characters",
+    effect: "read",
     auth: USER_OR_KEY,
     perCharacter: true,
     rules: ["With an API key, `id` is one integer: a list of ids is refused."],
@@ -53,6 +55,7 @@ export const charactersEndpoints = {
   "find-character-access": {
     summary: "Lists the API clients authorized on one of the caller's characters",
     area: "characters",
+    effect: "read",
     auth: ["jwt"],
     body: FindCharacterAccessBody,
     result: z.array(AuthorizedClient),
@@ -60,6 +63,7 @@ export const charactersEndpoints = {
   "get-api-client-info": {
     summary: "What a consent screen shows about an API client: its name and its owner's name",
     area: "characters",
+    effect: "read",
     auth: ["jwt"],
     body: GetApiClientInfoBody,
     result: ApiClientInfo,
@@ -67,6 +71,7 @@ export const charactersEndpoints = {
   "grant-character-access": {
     summary: "The character's owner lets an API client read and write that one character",
     area: "characters",
+    effect: "additive",
     auth: ["jwt"],
     body: GrantCharacterAccessBody,
     result: CharacterGrant,
@@ -75,6 +80,7 @@ export const charactersEndpoints = {
     summary:
       "Withdraws an API client's access to one of the caller's characters, effective at once",
     area: "characters",
+    effect: "destructive",
     auth: ["jwt"],
     body: RevokeCharacterAccessBody,
     result: z.literal(true),
@@ -83,6 +89,7 @@ export const charactersEndpoints = {
     summary:
       "Updates the given fields of a character, optionally only if unchanged since a time; answers [row], or __conflict / __forbidden as data",
     area: "characters",
+    effect: "destructive",
     auth: USER_OR_KEY,
     perCharacter: true,
     rules: API_KEY_CHARACTER_WRITES,

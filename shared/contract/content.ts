@@ -16,6 +16,7 @@ export const contentEndpoints = {
     summary:
       "Deletes one record of the given type; only its owner (for content, its source's owner) or an admin may",
     area: "content",
+    effect: "destructive",
     auth: USER_OR_KEY,
     body: DeleteContentBody,
     result: z.literal(true),
@@ -23,6 +24,7 @@ export const contentEndpoints = {
   "get-content-source-stats": {
     summary: "Returns a visible content source and how many users subscribe to it",
     area: "content",
+    effect: "read",
     auth: ["jwt", "api_key"],
     body: GetContentSourceStatsBody,
     result: ContentSourceStats,
@@ -30,6 +32,7 @@ export const contentEndpoints = {
   "get-content-versions": {
     summary: "Returns the change token (updated_at) of each visible content source among the ids",
     area: "content",
+    effect: "read",
     auth: ["jwt", "api_key"],
     body: GetContentVersionsBody,
     result: z.array(ContentVersion),
@@ -37,6 +40,7 @@ export const contentEndpoints = {
   "unlock-content-source": {
     summary: "Enters a key-locked content source's access key; the source is readable from then on",
     area: "content",
+    effect: "additive",
     auth: USER_OR_KEY,
     body: UnlockContentSourceBody,
     result: ContentSource,

@@ -8,6 +8,7 @@ export type ContentRecordEndpoints<T extends ContentTypeContract> =
     [K in `find-${T["name"]}`]: {
       summary: string;
       area: "content";
+      effect: "read";
       auth: typeof USER_OR_KEY;
       body: T["find"];
       result: T["found"];
@@ -17,6 +18,7 @@ export type ContentRecordEndpoints<T extends ContentTypeContract> =
     [K in `create-${T["name"]}`]: {
       summary: string;
       area: "content";
+      effect: "destructive";
       auth: typeof USER_OR_KEY;
       createRequires: readonly string[];
       rules?: readonly string[];
@@ -37,6 +39,7 @@ export function contentRecordEndpoints<T extends ContentTypeContract>(
   const find: EndpointContract = {
     summary: `Finds ${type.plural} the caller may read`,
     area: "content",
+    effect: "read",
     auth: USER_OR_KEY,
     body: type.find,
     result: type.found,
@@ -44,6 +47,7 @@ export function contentRecordEndpoints<T extends ContentTypeContract>(
   const create: EndpointContract = {
     summary: `Creates ${article(type.label)}, or updates the one named by id${insertNote}`,
     area: "content",
+    effect: "destructive",
     auth: USER_OR_KEY,
     createRequires: type.createRequires,
     ...(type.saveRules ? { rules: type.saveRules } : {}),

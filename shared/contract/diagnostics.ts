@@ -7,6 +7,7 @@ export const diagnosticsEndpoints = {
   "report-client-error": {
     summary: "Accepts a tightly bounded client-failure report without authentication",
     area: "diagnostics",
+    effect: "additive",
     auth: ["none"],
     // No database and no shared store on this path: the per-IP budget lives in this process.
     database: false,

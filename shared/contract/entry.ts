@@ -17,6 +17,14 @@ export const API_AREAS = {
   diagnostics: "Reports from the web application",
 } as const;
 
+/**
+ * What a call does to the data it reaches: `read` changes nothing; `additive` adds (a row, a grant,
+ * a membership) without overwriting or removing anything; `destructive` may overwrite or remove
+ * what exists (every update, delete and create-or-update). MCP tools carry it as their
+ * `readOnlyHint` and `destructiveHint`.
+ */
+export type Effect = "read" | "additive" | "destructive";
+
 /** An area of the API (an OpenAPI tag). */
 export type ApiArea = keyof typeof API_AREAS;
 
@@ -29,6 +37,8 @@ export interface EndpointContract<
   summary: string;
   /** The area of the API it belongs to: its tag in the OpenAPI document. */
   area: ApiArea;
+  /** What a call does to the data it reaches. */
+  effect: Effect;
   /** Accepted credentials. */
   auth: readonly AuthKind[];
   /** The request body schema; its output is what the handler sees. */

@@ -12,6 +12,7 @@ export const moderationEndpoints = {
   "create-content-update": {
     summary: "Proposes a change to content; moderators approve or reject it through the bot",
     area: "moderation",
+    effect: "additive",
     auth: USER_OR_KEY,
     rules: [
       "`data` holds the fields the proposal sets, as create-<type> takes them: a CREATE needs the " +
@@ -29,6 +30,7 @@ export const moderationEndpoints = {
   "find-content-update": {
     summary: "Finds content update proposals, sorted by id",
     area: "moderation",
+    effect: "read",
     auth: USER_OR_KEY,
     body: FindContentUpdateBody,
     result: z.union([ContentUpdate, z.array(ContentUpdate)]).nullable(),
@@ -36,6 +38,7 @@ export const moderationEndpoints = {
   "update-content-update": {
     summary: "The moderation bot approves, rejects or votes on a proposal (service secret only)",
     area: "moderation",
+    effect: "destructive",
     auth: ["service"],
     body: UpdateContentUpdateBody,
     result: z.literal(true),

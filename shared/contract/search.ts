@@ -14,6 +14,7 @@ export const searchEndpoints = {
     summary:
       "Searches all content: fuzzy full-text search (`text`) or exact filters on one content type (`is_advanced`)",
     area: "search",
+    effect: "read",
     auth: USER_OR_KEY,
     rules: [
       "`level_min` must not be greater than `level_max`, nor `rank_min` greater than `rank_max`; " +
@@ -25,6 +26,7 @@ export const searchEndpoints = {
   "vector-db-populate-collection": {
     summary: "Makes records searchable by similarity and reports how many of the ids are indexed",
     area: "search",
+    effect: "additive",
     auth: ["jwt", "api_key"],
     body: PopulateCollectionBody,
     result: PopulatedCollection,
@@ -32,6 +34,7 @@ export const searchEndpoints = {
   "vector-db-query-collection": {
     summary: "Finds the readable records nearest to a query by name or by content, nearest first",
     area: "search",
+    effect: "read",
     auth: ["jwt", "api_key"],
     body: QueryCollectionBody,
     result: z.array(SimilarityMatch),

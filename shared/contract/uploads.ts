@@ -6,6 +6,7 @@ export const uploadsEndpoints = {
   "upload-public-file": {
     summary: "Stores a portrait or background image (supporter tier 1+) and returns its public URL",
     area: "uploads",
+    effect: "additive",
     auth: ["jwt", "api_key"],
     rules: [
       "`data` decodes to at most 2 MiB (2,097,152 bytes), and starts with the signature of the " +

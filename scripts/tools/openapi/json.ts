@@ -1,60 +1,10 @@
 /**
- * JSON values and JSON Schema walking for the OpenAPI build: a bottom-up map over every subschema,
- * dereferencing of component references, and the removal of components nothing refers to.
+ * JSON Schema walking for the OpenAPI build: dereferencing of component references, and the
+ * removal of components nothing refers to.
  */
+import { asObject, isObject, type Json, type JsonObject, mapSchema } from "@shared/json_schema.ts";
 
-/** A JSON Schema or any other JSON value of the document. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
-
-export function isObject(value: Json | undefined): value is JsonObject {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-export function asObject(value: Json | undefined): JsonObject {
-  return isObject(value) ? value : {};
-}
-
-// Keywords whose value is one schema, a list of schemas, or a map of schemas (JSON Schema 2020-12).
-const ONE = [
-  "additionalProperties",
-  "items",
-  "not",
-  "propertyNames",
-  "contains",
-  "if",
-  "then",
-  "else",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-];
-const LIST = ["anyOf", "oneOf", "allOf", "prefixItems"];
-const MAP = ["properties", "patternProperties", "$defs", "dependentSchemas"];
-
-/**
- * Rebuilds a schema bottom-up: every subschema is mapped first, then `fn` gets the node with its
- * mapped children. Booleans (schemas `true` and `false`) are left as they are.
- */
-export function mapSchema(schema: Json, fn: (node: JsonObject) => JsonObject): Json {
-  if (!isObject(schema)) return schema;
-  const node: JsonObject = { ...schema };
-  for (const key of ONE) {
-    if (key in node) node[key] = mapSchema(node[key] ?? null, fn);
-  }
-  for (const key of LIST) {
-    const list = node[key];
-    if (Array.isArray(list)) node[key] = list.map((s) => mapSchema(s, fn));
-  }
-  for (const key of MAP) {
-    const map = node[key];
-    if (isObject(map)) {
-      node[key] = Object.fromEntries(
-        Object.entries(map).map(([name, s]) => [name, mapSchema(s, fn)]),
-      );
-    }
-  }
-  return fn(node);
-}
+export { asObject, isObject, type Json, type JsonObject } from "@shared/json_schema.ts";
 
 /** Every node of a schema, top-down (subschemas only, as `mapSchema` visits them). */
 export function eachSchema(schema: Json, visit: (node: JsonObject) => void): void {

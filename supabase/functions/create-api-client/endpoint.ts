@@ -4,9 +4,8 @@ import { ApiClient } from "@shared/accounts.ts";
 import { issueApiKey } from "../_shared/auth/signed_api_key.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { sha256Hex } from "../_shared/sha256.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(accountsEndpoints, "create-api-client", {
+export const handler = endpoint(accountsEndpoints, "create-api-client", {
   // One statement, sent with its COMMIT: the key is made without awaiting anything.
   oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
@@ -18,4 +17,4 @@ serve(endpoint(accountsEndpoints, "create-api-client", {
     })`.execute();
     return { ...ApiClient.parse(client), api_key: apiKey };
   },
-}));
+});

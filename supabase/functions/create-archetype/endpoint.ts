@@ -1,5 +1,4 @@
 import { archetypeType } from "@shared/content/archetype.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint(archetypeType));
+export const handler = createContentEndpoint(archetypeType);

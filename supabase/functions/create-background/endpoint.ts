@@ -1,5 +1,4 @@
 import { backgroundType } from "@shared/content/background.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint(backgroundType));
+export const handler = createContentEndpoint(backgroundType);

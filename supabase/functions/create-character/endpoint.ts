@@ -1,9 +1,8 @@
 import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 import { insertCharacter, updateCharacterOrFail } from "../_shared/characters/characters.ts";
 
-serve(endpoint(charactersEndpoints, "create-character", {
+export const handler = endpoint(charactersEndpoints, "create-character", {
   characterGrant: (body) => body.id,
   // The insert and the update are each one statement, sent at once.
   oneRoundTrip: () => true,
@@ -13,4 +12,4 @@ serve(endpoint(charactersEndpoints, "create-character", {
     // An API key may not create a character: the database refuses it with 403.
     return await insertCharacter(tx, patch);
   },
-}));
+});

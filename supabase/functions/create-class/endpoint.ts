@@ -1,5 +1,4 @@
 import { classType } from "@shared/content/class.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint(classType));
+export const handler = createContentEndpoint(classType);

@@ -4,9 +4,8 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { announceProposal } from "../_shared/moderation/announce_proposal.ts";
 import { insertContentUpdate } from "../_shared/moderation/select_content_updates.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(moderationEndpoints, "create-content-update", {
+export const handler = endpoint(moderationEndpoints, "create-content-update", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
@@ -17,4 +16,4 @@ serve(endpoint(moderationEndpoints, "create-content-update", {
     // The bot is called after the insert commits: a slow bot holds no transaction open.
     return afterCommit((ctx) => announceProposal(ctx, proposal, about));
   },
-}));
+});

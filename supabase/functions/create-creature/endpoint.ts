@@ -1,5 +1,4 @@
 import { creatureType } from "@shared/content/creature.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint(creatureType));
+export const handler = createContentEndpoint(creatureType);

@@ -1,5 +1,4 @@
 import { hazardType } from "@shared/content/creature.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint(hazardType));
+export const handler = createContentEndpoint(hazardType);

@@ -1,5 +1,4 @@
 import { itemType } from "@shared/content/item.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint(itemType));
+export const handler = createContentEndpoint(itemType);

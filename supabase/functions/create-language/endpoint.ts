@@ -1,5 +1,4 @@
 import { languageType } from "@shared/content/language.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint(languageType));
+export const handler = createContentEndpoint(languageType);

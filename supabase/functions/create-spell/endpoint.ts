@@ -1,5 +1,4 @@
 import { spellType } from "@shared/content/spell.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint(spellType));
+export const handler = createContentEndpoint(spellType);

@@ -1,5 +1,4 @@
 import { traitType } from "@shared/content/trait.ts";
 import { createContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(createContentEndpoint(traitType));
+export const handler = createContentEndpoint(traitType);

@@ -1,9 +1,8 @@
 import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(accountsEndpoints, "delete-api-client", {
+export const handler = endpoint(accountsEndpoints, "delete-api-client", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
@@ -12,4 +11,4 @@ serve(endpoint(accountsEndpoints, "delete-api-client", {
     if (deleted.length === 0) throw fail("API client not found");
     return true as const;
   },
-}));
+});

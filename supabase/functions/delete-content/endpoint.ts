@@ -2,9 +2,8 @@ import { contentEndpoints } from "@shared/contract/content.ts";
 import { tableOf } from "@shared/content_type_names.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(contentEndpoints, "delete-content", {
+export const handler = endpoint(contentEndpoints, "delete-content", {
   // The delete and, when it removed nothing, whether the record is visible at all (to say why) are
   // one statement, sent with its COMMIT.
   oneRoundTrip: () => true,
@@ -19,4 +18,4 @@ serve(endpoint(contentEndpoints, "delete-content", {
     if (row?.deleted === true) return true as const;
     throw fail(row?.visible ? "You do not have access to this content" : "Content not found");
   },
-}));
+});

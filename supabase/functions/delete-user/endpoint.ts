@@ -2,11 +2,10 @@ import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { afterCommit } from "../_shared/after_commit.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { log } from "../_shared/log.ts";
-import { serve } from "../_shared/serve.ts";
 import { type ObjectName, parseObjectName } from "../_shared/storage/object_name.ts";
 import { publicFileStore } from "../_shared/storage/public_file_store.ts";
 
-serve(endpoint(accountsEndpoints, "delete-user", {
+export const handler = endpoint(accountsEndpoints, "delete-user", {
   // The list of files and the deletion are sent together, with the COMMIT.
   oneRoundTrip: () => true,
   run: async ({ tx, requestId }) => {
@@ -26,7 +25,7 @@ serve(endpoint(accountsEndpoints, "delete-user", {
       return deleted;
     });
   },
-}));
+});
 
 function logRemovalFailure(names: ObjectName[], requestId: string, e: unknown): void {
   log.warn("uploaded_files_not_removed", {

@@ -1,5 +1,4 @@
 import { ancestryType } from "@shared/content/ancestry.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint(ancestryType));
+export const handler = findContentEndpoint(ancestryType);

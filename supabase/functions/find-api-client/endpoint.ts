@@ -2,9 +2,8 @@ import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { z } from "zod";
 import { ApiClient } from "@shared/accounts.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(accountsEndpoints, "find-api-client", {
+export const handler = endpoint(accountsEndpoints, "find-api-client", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   readOnly: true,
@@ -12,4 +11,4 @@ serve(endpoint(accountsEndpoints, "find-api-client", {
     await tx<z.input<typeof ApiClient>[]>`
       select id, name, description, created_at, last_used_at
       from public.api_client order by created_at, id`.execute(),
-}));
+});

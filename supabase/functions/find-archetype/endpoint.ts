@@ -1,5 +1,4 @@
 import { archetypeType } from "@shared/content/archetype.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint(archetypeType));
+export const handler = findContentEndpoint(archetypeType);

@@ -1,11 +1,10 @@
 import { campaignsEndpoints } from "@shared/contract/campaigns.ts";
 import { actsForUser } from "../_shared/auth/identity.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 import { findCampaigns } from "../_shared/characters/campaigns.ts";
 
-serve(endpoint(campaignsEndpoints, "find-campaign", {
+export const handler = endpoint(campaignsEndpoints, "find-campaign", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   run: async ({ body, caller, tx }) => await findCampaigns(tx, body, actsForUser(caller)),
-}));
+});

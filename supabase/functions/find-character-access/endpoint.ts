@@ -2,11 +2,10 @@ import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { z } from "zod";
 import { AuthorizedClient } from "@shared/character_access.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 import { assertOwnCharacter } from "../_shared/characters/access.ts";
 import { checkedAhead } from "../_shared/db/checked_ahead.ts";
 
-serve(endpoint(charactersEndpoints, "find-character-access", {
+export const handler = endpoint(charactersEndpoints, "find-character-access", {
   // The check and the list (empty unless the caller owns the character) in one write.
   oneRoundTrip: () => true,
   readOnly: true,
@@ -19,4 +18,4 @@ serve(endpoint(charactersEndpoints, "find-character-access", {
                granted_at
         from private.character_access(${body.character_id})`.execute(),
     ),
-}));
+});

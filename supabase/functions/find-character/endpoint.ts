@@ -2,10 +2,9 @@ import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import { oneOrMany } from "../_shared/one_or_many.ts";
-import { serve } from "../_shared/serve.ts";
 import { selectCharacters } from "../_shared/characters/characters.ts";
 
-serve(endpoint(charactersEndpoints, "find-character", {
+export const handler = endpoint(charactersEndpoints, "find-character", {
   // One statement, sent with its COMMIT; it only reads, so it runs while the budget is checked.
   oneRoundTrip: () => true,
   readOnly: true,
@@ -17,4 +16,4 @@ serve(endpoint(charactersEndpoints, "find-character", {
     }
     return oneOrMany(body.id, await selectCharacters(tx, body));
   },
-}));
+});

@@ -1,5 +1,4 @@
 import { classArchetypeType } from "@shared/content/class_archetype.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint(classArchetypeType));
+export const handler = findContentEndpoint(classArchetypeType);

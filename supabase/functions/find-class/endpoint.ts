@@ -1,5 +1,4 @@
 import { classType } from "@shared/content/class.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint(classType));
+export const handler = findContentEndpoint(classType);

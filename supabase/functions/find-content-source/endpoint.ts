@@ -6,13 +6,12 @@ import { contentSourceType } from "@shared/content/content_source.ts";
 import { contentRecordEndpoints } from "@shared/contract/content_records.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { oneOrMany } from "../_shared/one_or_many.ts";
-import { serve } from "../_shared/serve.ts";
 
 type Found = z.input<ContractOf<"find-content-source">["result"]>;
 
 const table = contentTable(contentSourceType);
 
-serve(endpoint(contentRecordEndpoints(contentSourceType), "find-content-source", {
+export const handler = endpoint(contentRecordEndpoints(contentSourceType), "find-content-source", {
   // By id or external id: one statement. Otherwise every matching source, streamed.
   read: {
     when: (body) => body.id !== undefined || body.external_id !== undefined,
@@ -23,4 +22,4 @@ serve(endpoint(contentRecordEndpoints(contentSourceType), "find-content-source",
       (body.external_id !== undefined ? rows[0] ?? null : oneOrMany(body.id, rows)) as Found,
   },
   run: async ({ body, tx }) => await findAllContent(tx, table, body),
-}));
+});

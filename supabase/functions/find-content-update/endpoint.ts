@@ -2,11 +2,10 @@ import { moderationEndpoints } from "@shared/contract/moderation.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { selectContentUpdates } from "../_shared/moderation/select_content_updates.ts";
 import { oneOrMany } from "../_shared/one_or_many.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(moderationEndpoints, "find-content-update", {
+export const handler = endpoint(moderationEndpoints, "find-content-update", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) => oneOrMany(body.id, await selectContentUpdates(tx, body)),
-}));
+});

@@ -1,11 +1,10 @@
 import { campaignsEndpoints } from "@shared/contract/campaigns.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 import { selectEncounters } from "../_shared/characters/encounters.ts";
 
-serve(endpoint(campaignsEndpoints, "find-encounter", {
+export const handler = endpoint(campaignsEndpoints, "find-encounter", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) => await selectEncounters(tx, body),
-}));
+});

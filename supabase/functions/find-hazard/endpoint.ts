@@ -1,5 +1,4 @@
 import { hazardType } from "@shared/content/creature.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint(hazardType));
+export const handler = findContentEndpoint(hazardType);

@@ -1,5 +1,4 @@
 import { itemType } from "@shared/content/item.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint(itemType));
+export const handler = findContentEndpoint(itemType);

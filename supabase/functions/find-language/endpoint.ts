@@ -1,5 +1,4 @@
 import { languageType } from "@shared/content/language.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint(languageType));
+export const handler = findContentEndpoint(languageType);

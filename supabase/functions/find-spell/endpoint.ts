@@ -1,5 +1,4 @@
 import { spellType } from "@shared/content/spell.ts";
 import { findContentEndpoint } from "../_shared/content/content_endpoints.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(findContentEndpoint(spellType));
+export const handler = findContentEndpoint(spellType);

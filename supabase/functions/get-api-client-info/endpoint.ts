@@ -3,9 +3,8 @@ import { ApiClientInfo } from "@shared/character_access.ts";
 import type { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(charactersEndpoints, "get-api-client-info", {
+export const handler = endpoint(charactersEndpoints, "get-api-client-info", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   readOnly: true,
@@ -16,4 +15,4 @@ serve(endpoint(charactersEndpoints, "get-api-client-info", {
     if (!info) throw fail("API client not found");
     return info;
   },
-}));
+});

@@ -1,9 +1,8 @@
 import { contentEndpoints } from "@shared/contract/content.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(contentEndpoints, "get-content-source-stats", {
+export const handler = endpoint(contentEndpoints, "get-content-source-stats", {
   // The source and its count, sent together with the COMMIT.
   oneRoundTrip: () => true,
   readOnly: true,
@@ -23,4 +22,4 @@ serve(endpoint(contentEndpoints, "get-content-source-stats", {
     if (!source) throw fail("Content source not found");
     return { source, count: (await counted)[0]?.count ?? 0 };
   },
-}));
+});

@@ -2,9 +2,8 @@ import { contentEndpoints } from "@shared/contract/content.ts";
 import { ContentVersion } from "@shared/freshness.ts";
 import { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(contentEndpoints, "get-content-versions", {
+export const handler = endpoint(contentEndpoints, "get-content-versions", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   readOnly: true,
@@ -13,4 +12,4 @@ serve(endpoint(contentEndpoints, "get-content-versions", {
     await tx<z.input<typeof ContentVersion>[]>`
       select id, updated_at from public.content_source
       where id = any(${body.ids}::bigint[]) order by id`.execute(),
-}));
+});

@@ -10,7 +10,6 @@ import { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 import type { Tx } from "../_shared/db/pool.ts";
-import { serve } from "../_shared/serve.ts";
 
 type ProfileRow = Omit<z.input<typeof OwnProfile>, "patreon" | "api"> & {
   supporter_tier: number;
@@ -22,7 +21,7 @@ type ProfileRow = Omit<z.input<typeof OwnProfile>, "patreon" | "api"> & {
 type ApiClientRow = z.input<typeof ProfileApiClient>;
 type VirtualTier = NonNullable<z.input<typeof ProfileGameMaster>["virtual_tier"]>;
 
-serve(endpoint(accountsEndpoints, "get-user", {
+export const handler = endpoint(accountsEndpoints, "get-user", {
   // Every statement is sent before any answer is awaited: one round trip with the COMMIT.
   oneRoundTrip: () => true,
   readOnly: true,
@@ -84,7 +83,7 @@ serve(endpoint(accountsEndpoints, "get-user", {
       api: { clients },
     });
   },
-}));
+});
 
 /**
  * The caller's membership in a GAME-MASTER's group, in the reference's `virtual_tier` shape, or

@@ -1,9 +1,8 @@
 import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(accountsEndpoints, "gm-add-to-group", {
+export const handler = endpoint(accountsEndpoints, "gm-add-to-group", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
@@ -14,4 +13,4 @@ serve(endpoint(accountsEndpoints, "gm-add-to-group", {
     if (!row?.joined) throw fail("Failed to add to group");
     return "Added to group" as const;
   },
-}));
+});

@@ -1,9 +1,8 @@
 import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(accountsEndpoints, "gm-regenerate-code", {
+export const handler = endpoint(accountsEndpoints, "gm-regenerate-code", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   run: async ({ tx }) => {
@@ -12,4 +11,4 @@ serve(endpoint(accountsEndpoints, "gm-regenerate-code", {
     if (!row?.done) throw fail("Failed to regenerate code");
     return "Code regenerated" as const;
   },
-}));
+});

@@ -1,9 +1,8 @@
 import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(accountsEndpoints, "gm-remove-from-group", {
+export const handler = endpoint(accountsEndpoints, "gm-remove-from-group", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
@@ -13,4 +12,4 @@ serve(endpoint(accountsEndpoints, "gm-remove-from-group", {
     if (removed.length === 0) throw fail("Failed to remove from group");
     return "Removed from group" as const;
   },
-}));
+});

@@ -2,11 +2,10 @@ import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { CharacterGrant } from "@shared/character_access.ts";
 import type { z } from "zod";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 import { assertOwnCharacter } from "../_shared/characters/access.ts";
 import { checkedAhead } from "../_shared/db/checked_ahead.ts";
 
-serve(endpoint(charactersEndpoints, "grant-character-access", {
+export const handler = endpoint(charactersEndpoints, "grant-character-access", {
   // The check and the grant (which refuses a character not the caller's itself) in one write.
   oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
@@ -21,4 +20,4 @@ serve(endpoint(charactersEndpoints, "grant-character-access", {
     if (!grant) throw new Error("grant_character_access returned no row");
     return grant;
   },
-}));
+});

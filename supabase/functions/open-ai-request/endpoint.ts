@@ -4,9 +4,8 @@ import { chatCompletion } from "../_shared/ai/chat_completion.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { env } from "../_shared/env.ts";
 import { fail } from "../_shared/envelope.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(aiEndpoints, "open-ai-request", {
+export const handler = endpoint(aiEndpoints, "open-ai-request", {
   run: async ({ body, tx }) => {
     if (!env.OPENAI_BASE_URL || !env.OPENAI_API_KEY) {
       throw fail("AI generation is not configured on this server");
@@ -18,7 +17,7 @@ serve(endpoint(aiEndpoints, "open-ai-request", {
     await tx`select private.claim_ai_request()`;
     return afterCommit(() => chatCompletion(provider, model, body.content));
   },
-}));
+});
 
 /** The caller's model when the server offers it, else the server's first (the client's is a hint). */
 function chooseModel(requested: string | undefined): string {

@@ -1,8 +1,7 @@
 import { campaignsEndpoints } from "@shared/contract/campaigns.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(campaignsEndpoints, "remove-from-campaign", {
+export const handler = endpoint(campaignsEndpoints, "remove-from-campaign", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
@@ -15,4 +14,4 @@ serve(endpoint(campaignsEndpoints, "remove-from-campaign", {
       .execute();
     return true as const;
   },
-}));
+});

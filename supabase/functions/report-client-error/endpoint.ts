@@ -2,7 +2,6 @@ import { diagnosticsEndpoints } from "@shared/contract/diagnostics.ts";
 import { CLIENT_ERROR_LOG_LIMIT } from "@shared/diagnostics.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { CappedLog } from "../_shared/intake/capped_log.ts";
-import { serve } from "../_shared/serve.ts";
 
 // One per process: the spec caps report logging per isolate, not per request.
 const reports = new CappedLog({
@@ -11,7 +10,7 @@ const reports = new CappedLog({
   limit: CLIENT_ERROR_LOG_LIMIT,
 });
 
-serve(endpoint(diagnosticsEndpoints, "report-client-error", {
+export const handler = endpoint(diagnosticsEndpoints, "report-client-error", {
   run: ({ body }) => {
     // Reports over the log cap are still accepted: the client cannot act on our log volume.
     reports.write({
@@ -22,4 +21,4 @@ serve(endpoint(diagnosticsEndpoints, "report-client-error", {
     });
     return Promise.resolve(true as const);
   },
-}));
+});

@@ -1,10 +1,9 @@
 import { campaignsEndpoints } from "@shared/contract/campaigns.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 import { checkedAhead } from "../_shared/db/checked_ahead.ts";
 import { assertOwnCampaign } from "../_shared/characters/campaigns.ts";
 
-serve(endpoint(campaignsEndpoints, "reset-campaign-key", {
+export const handler = endpoint(campaignsEndpoints, "reset-campaign-key", {
   // The check and the reset (which refuses a campaign not the caller's itself) in one write.
   oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
@@ -17,4 +16,4 @@ serve(endpoint(campaignsEndpoints, "reset-campaign-key", {
     if (!row) throw new Error("reset_campaign_key returned no row");
     return { join_key: row.join_key };
   },
-}));
+});

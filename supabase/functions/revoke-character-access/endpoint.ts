@@ -1,10 +1,9 @@
 import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 import { assertOwnCharacter } from "../_shared/characters/access.ts";
 import { checkedAhead } from "../_shared/db/checked_ahead.ts";
 
-serve(endpoint(charactersEndpoints, "revoke-character-access", {
+export const handler = endpoint(charactersEndpoints, "revoke-character-access", {
   // The check and the delete (which the grant table's policies limit to the character's owner)
   // in one write.
   oneRoundTrip: () => true,
@@ -19,4 +18,4 @@ serve(endpoint(charactersEndpoints, "revoke-character-access", {
     );
     return true as const;
   },
-}));
+});

@@ -1,13 +1,12 @@
 import { searchEndpoints } from "@shared/contract/search.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 import { advancedSearch } from "../_shared/search/advanced_search.ts";
 import { simpleSearch } from "../_shared/search/simple_search.ts";
 
-serve(endpoint(searchEndpoints, "search-data", {
+export const handler = endpoint(searchEndpoints, "search-data", {
   // Either mode is one read statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) =>
     body.is_advanced ? await advancedSearch(tx, body) : await simpleSearch(tx, body),
-}));
+});

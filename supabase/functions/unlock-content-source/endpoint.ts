@@ -6,11 +6,10 @@ import { contentSourceType } from "@shared/content/content_source.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { env } from "../_shared/env.ts";
 import { fail } from "../_shared/envelope.ts";
-import { serve } from "../_shared/serve.ts";
 
 const sources = contentTable(contentSourceType);
 
-serve(endpoint(contentEndpoints, "unlock-content-source", {
+export const handler = endpoint(contentEndpoints, "unlock-content-source", {
   // The unlock and the read of the source it opens are sent together, with the COMMIT.
   oneRoundTrip: () => true,
   run: async ({ body, tx, clientIp }) => {
@@ -32,4 +31,4 @@ serve(endpoint(contentEndpoints, "unlock-content-source", {
     if (!source) throw fail("Content source not found");
     return source;
   },
-}));
+});

@@ -1,10 +1,9 @@
 import { charactersEndpoints } from "@shared/contract/characters.ts";
 import { actsForUser } from "../_shared/auth/identity.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 import { updateCharacter } from "../_shared/characters/characters.ts";
 
-serve(endpoint(charactersEndpoints, "update-character", {
+export const handler = endpoint(charactersEndpoints, "update-character", {
   characterGrant: (body) => body.id,
   // Either path below is one statement, sent at once.
   oneRoundTrip: () => true,
@@ -17,4 +16,4 @@ serve(endpoint(charactersEndpoints, "update-character", {
     }
     return await updateCharacter(tx, id, patch, expected_updated_at);
   },
-}));
+});

@@ -1,8 +1,7 @@
 import { moderationEndpoints } from "@shared/contract/moderation.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 
-serve(endpoint(moderationEndpoints, "update-content-update", {
+export const handler = endpoint(moderationEndpoints, "update-content-update", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
@@ -13,4 +12,4 @@ serve(endpoint(moderationEndpoints, "update-content-update", {
       .execute();
     return true as const;
   },
-}));
+});

@@ -2,7 +2,6 @@ import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import type postgres from "postgres";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
-import { serve } from "../_shared/serve.ts";
 
 /** The profile columns a user may write; the database's column grants allow exactly these. */
 const EDITABLE = [
@@ -15,7 +14,7 @@ const EDITABLE = [
   "subscribed_content_sources",
 ] as const;
 
-serve(endpoint(accountsEndpoints, "update-user", {
+export const handler = endpoint(accountsEndpoints, "update-user", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
@@ -37,4 +36,4 @@ serve(endpoint(accountsEndpoints, "update-user", {
     if (updated.length === 0) throw fail("User not found");
     return true as const;
   },
-}));
+});

@@ -4,7 +4,6 @@ import { actsForUser } from "../_shared/auth/identity.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { type Bytes, decodeStrictBase64 } from "../_shared/base64.ts";
 import { fail } from "../_shared/envelope.ts";
-import { serve } from "../_shared/serve.ts";
 import { sha256Hex } from "../_shared/sha256.ts";
 import { type ImageFormat, sniffImageFormat } from "../_shared/storage/image_format.ts";
 import { objectName } from "../_shared/storage/object_name.ts";
@@ -16,7 +15,7 @@ function decodeBase64(text: string): Bytes {
   return bytes;
 }
 
-serve(endpoint(uploadsEndpoints, "upload-public-file", {
+export const handler = endpoint(uploadsEndpoints, "upload-public-file", {
   // The file is written to Storage before the transaction commits.
   waitsForBudget: true,
   run: async ({ body, caller, tx }) => {
@@ -38,4 +37,4 @@ serve(endpoint(uploadsEndpoints, "upload-public-file", {
         ${name.bucket}, ${name.path}, ${name.contentType}, ${bytes.byteLength}::integer)`;
     return { url: await publicFileStore.put(name, bytes) };
   },
-}));
+});

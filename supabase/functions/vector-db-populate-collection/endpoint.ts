@@ -1,10 +1,9 @@
 import { searchEndpoints } from "@shared/contract/search.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
-import { serve } from "../_shared/serve.ts";
 import { similarityBackend } from "../_shared/similarity/similarity_backend.ts";
 
-serve(endpoint(searchEndpoints, "vector-db-populate-collection", {
+export const handler = endpoint(searchEndpoints, "vector-db-populate-collection", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   readOnly: true,
@@ -13,4 +12,4 @@ serve(endpoint(searchEndpoints, "vector-db-populate-collection", {
     if (indexed === 0) throw fail("No results found");
     return { indexed };
   },
-}));
+});

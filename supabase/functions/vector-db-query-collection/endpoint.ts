@@ -1,11 +1,10 @@
 import { searchEndpoints } from "@shared/contract/search.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { serve } from "../_shared/serve.ts";
 import { similarityBackend } from "../_shared/similarity/similarity_backend.ts";
 
-serve(endpoint(searchEndpoints, "vector-db-query-collection", {
+export const handler = endpoint(searchEndpoints, "vector-db-query-collection", {
   // One statement, sent with its COMMIT.
   oneRoundTrip: () => true,
   readOnly: true,
   run: async ({ body, tx }) => await similarityBackend.query(tx, body),
-}));
+});

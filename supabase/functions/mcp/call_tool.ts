@@ -1,0 +1,117 @@
+/**
+ * A `tools/call` runs its endpoint's own pipeline in this process, as a request from the same
+ * caller: the MCP request's headers (its bearer, and the forwarding headers the client address is
+ * read from) and its connection info, the arguments as the JSON body, `idempotency_key` as the
+ * Idempotency-Key header. Credential, rate budget (one unit a call), validation, row-level security,
+ * grants and tier caps are the endpoint's, unchanged.
+ */
+import { type CallToolResult, ErrorCode, McpError } from "./sdk.ts";
+import { IDEMPOTENCY_HEADER } from "@shared/idempotency.ts";
+import { toolHandlers } from "./handlers.ts";
+import { IDEMPOTENCY_ARGUMENT, isToolName } from "./tools.ts";
+
+/** The largest result a tool returns: a model's context holds far less; filters narrow a find. */
+export const MAX_RESULT_BYTES = 2 * 1024 * 1024;
+
+/** Headers of the MCP request that describe the MCP exchange, not the caller: never passed on. */
+const EXCHANGE_HEADERS = [
+  "accept",
+  "content-length",
+  "content-type",
+  "transfer-encoding",
+  "last-event-id",
+  "mcp-protocol-version",
+  "mcp-session-id",
+  IDEMPOTENCY_HEADER,
+];
+
+/** The MCP request a call came in: whose it is, and from where. */
+export interface CallOrigin {
+  req: Request;
+  info: Deno.ServeHandlerInfo | undefined;
+}
+
+/** Runs one tool call through its endpoint and returns the endpoint's answer as a tool result. */
+export async function callTool(
+  name: string,
+  args: Record<string, unknown> | undefined,
+  origin: CallOrigin,
+): Promise<CallToolResult> {
+  if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  const { [IDEMPOTENCY_ARGUMENT]: key, ...body } = args ?? {};
+  const headers = new Headers(origin.req.headers);
+  for (const header of EXCHANGE_HEADERS) headers.delete(header);
+  headers.set("content-type", "application/json");
+  if (key !== undefined) {
+    if (typeof key !== "string") {
+      return errorResult(`Invalid value for ${IDEMPOTENCY_ARGUMENT}: expected a string`);
+    }
+    headers.set(IDEMPOTENCY_HEADER, key);
+  }
+  const request = new Request(new URL(name, origin.req.url), {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+  });
+  const response = await toolHandlers[name](request, origin.info);
+  const text = await readCapped(response);
+  if (text === null) {
+    return errorResult(
+      `The result is larger than ${MAX_RESULT_BYTES} bytes: ask for fewer records (ids, filters)`,
+    );
+  }
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(text);
+  } catch {
+    return errorResult("The endpoint's answer was cut short: try again");
+  }
+  if (!isEnvelope(envelope)) return errorResult("The endpoint answered without a JSend envelope");
+  return {
+    content: [{ type: "text", text }],
+    structuredContent: envelope,
+    ...(envelope.status === "success" ? {} : { isError: true }),
+  };
+}
+
+type Envelope = { status: "success" | "fail" | "error" } & Record<string, unknown>;
+
+function isEnvelope(value: unknown): value is Envelope {
+  const status = (value as { status?: unknown } | null)?.status;
+  return status === "success" || status === "fail" || status === "error";
+}
+
+/** A refusal made here rather than by the endpoint, in the JSend form the endpoints use. */
+function errorResult(message: string): CallToolResult {
+  const envelope = { status: "fail", data: { message } };
+  return {
+    content: [{ type: "text", text: JSON.stringify(envelope) }],
+    structuredContent: envelope,
+    isError: true,
+  };
+}
+
+/** The response body as text, or null (and the rest left unread) past MAX_RESULT_BYTES. */
+async function readCapped(response: Response): Promise<string | null> {
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_RESULT_BYTES) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}

@@ -1,0 +1,4 @@
+import { serve } from "../_shared/serve.ts";
+import { handler } from "./endpoint.ts";
+
+serve(handler);
