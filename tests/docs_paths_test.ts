@@ -28,8 +28,8 @@ const OUTSIDE = new Set([
   "assets/vendor/supabase.js",
   "web/a/b/index.html",
   // The worked example of adding a content type (docs/architecture.md).
-  "supabase/functions/find-scroll/index.ts",
-  "create-scroll/index.ts",
+  "supabase/functions/find-scroll/",
+  "create-scroll/",
 ]);
 
 /** Every file and folder of the repository, relative to its root; folders end with `/`. */
