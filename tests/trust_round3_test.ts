@@ -11,6 +11,7 @@ import {
   test,
 } from "./_harness.ts";
 import { withinOneMinute } from "./support/http.ts";
+import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
 
 test("a number past a double's range is refused, naming the field, never stored as null", async () => {
   const user = await makeUser();
@@ -98,7 +99,7 @@ test("a signed-in user cannot write uploaded_file rows directly (the REST layer'
     await tx`select set_config('request.jwt.claims', ${
       JSON.stringify({ sub: user.user_id, role: "authenticated" })
     }, true)`;
-    await tx`set local role authenticated`;
+    await tx.unsafe(`set local role ${REQUEST_ROLES.authenticated}`);
     await tx`insert into public.uploaded_file (bucket, path, content_type, byte_size)
       values ('portraits', ${`${user.user_id}/${"a".repeat(64)}.png`}, 'image/png', 10)`;
   });
