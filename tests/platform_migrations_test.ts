@@ -53,7 +53,13 @@ test("the migrations apply as the platform's non-superuser owner on the embedded
        join pg_roles r on r.oid = m.roleid join pg_roles u on u.oid = m.member
        where u.rolname = 'api_authenticator' order by 1`,
     )).rows.map((r) => r.role);
-    deepStrictEqual(memberships, [REQUEST_ROLES.anon, REQUEST_ROLES.authenticated, "service_role"]);
+    deepStrictEqual(memberships, [
+      "anon",
+      "authenticated",
+      REQUEST_ROLES.anon,
+      REQUEST_ROLES.authenticated,
+      "service_role",
+    ]);
     const [spells] = (await db.query<{ n: number }>(
       "select count(*)::int as n from public.spell",
     )).rows;

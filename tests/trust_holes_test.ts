@@ -374,7 +374,7 @@ localOnly(
     equal(role?.elevated, false);
     equal(
       role?.members_of.join(","),
-      `${REQUEST_ROLES.anon},${REQUEST_ROLES.authenticated},${REQUEST_ROLES.service}`,
+      `anon,authenticated,${REQUEST_ROLES.anon},${REQUEST_ROLES.authenticated},service_role`,
     );
     const [owned] = await adminSql<{ n: number }[]>`
     select (select count(*) from pg_class where relowner = 'api_authenticator'::regrole)

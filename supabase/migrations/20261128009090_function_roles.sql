@@ -43,9 +43,11 @@ alter role functions_authenticated nologin inherit;
 
 grant anon to functions_anon;
 grant authenticated to functions_authenticated;
--- The functions' login role switches to the function roles (and service_role) only.
+-- The functions' login role switches to the function roles (and service_role): the request
+-- openers below accept no other. It stays a member of anon and authenticated (the platform
+-- baseline's grant; roles are shared by every database of the cluster, and a database migrated
+-- to an earlier version still switches to them), which hold nothing of the project.
 grant functions_anon, functions_authenticated to api_authenticator;
-revoke anon, authenticated from api_authenticator;
 -- The migrating role may act as them, as the platform lets it act as anon and authenticated: the
 -- owner's tools and tests play a caller that way.
 grant functions_anon, functions_authenticated to current_user;
