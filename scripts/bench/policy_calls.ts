@@ -54,9 +54,7 @@ async function callsOf(
   const counters = (tx: postgres.Sql) =>
     tx<{ name: string; calls: number }[]>`
       select schemaname || '.' || funcname as name, calls::int as calls
-      from pg_stat_xact_user_functions`.then((rows) =>
-      new Map(rows.map((r) => [r.name, r.calls]))
-    );
+      from pg_stat_xact_user_functions`.then((rows) => new Map(rows.map((r) => [r.name, r.calls])));
   return await inTransaction(async (tx) => {
     await tx`set local track_functions = 'all'`;
     await tx`select private.begin_request(${REQUEST_ROLES.authenticated}, ${claims})`;
@@ -111,8 +109,10 @@ try {
   await sql`analyze public.character_grant`;
   const claims = JSON.stringify({ sub: owner, role: "authenticated" });
 
-  const policy = await callsOf(claims, (tx) =>
-    tx`select count(*) from public.character c where c.user_id = ${owner}::uuid`.execute());
+  const policy = await callsOf(
+    claims,
+    (tx) => tx`select count(*) from public.character c where c.user_id = ${owner}::uuid`.execute(),
+  );
   let rows = 0;
   const find = await callsOf(claims, async (tx) => {
     rows = (await selectCharacters(tx, { user_id: owner })).length;
