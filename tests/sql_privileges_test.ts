@@ -12,7 +12,7 @@
  * service_role, as hosted projects created before mid-2026 do), so this proves the migrations
  * take them back before granting exactly what is needed.
  */
-import { deepStrictEqual, equal } from "node:assert/strict";
+import { deepStrictEqual, equal, match, rejects } from "node:assert/strict";
 import type postgres from "postgres";
 import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
 import { adminSql, test } from "./_harness.ts";
@@ -692,6 +692,47 @@ test("SQL privileges: every table, command and caller gets exactly what it shoul
     if (!(e instanceof Undo)) throw e;
   });
   deepStrictEqual(mismatches, []);
+});
+
+test("SQL privileges: a Data API request, switched as PostgREST switches, is refused by privilege before any policy", async () => {
+  const [user] = await adminSql<{ id: string }[]>`
+    insert into auth.users (id, email) values (gen_random_uuid(), 'rest-' || gen_random_uuid() || '@example.test')
+    returning id`;
+  const asDataApi = (role: string, claims: object, statement: string) =>
+    adminSql.begin(async (tx) => {
+      await tx`select set_config('role', ${role}, true),
+                      set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
+      await tx.unsafe(statement);
+    });
+  const session = { sub: user?.id, role: "authenticated", aud: "authenticated" };
+  const refusals: [string, object, string, RegExp][] = [
+    [
+      "authenticated",
+      session,
+      "insert into public.character (name) values ('Direct')",
+      /table character/,
+    ],
+    [
+      "authenticated",
+      session,
+      "insert into public.content_source (name) values ('Direct')",
+      /table content_source/,
+    ],
+    ["authenticated", session, "select id from public.character", /table character/],
+    ["anon", { role: "anon" }, "select id from public.spell", /table spell/],
+    ["anon", { role: "anon" }, "select private.is_admin()", /schema private/],
+  ];
+  try {
+    for (const [role, claims, statement, object] of refusals) {
+      await rejects(asDataApi(role, claims, statement), (e: Error) => {
+        match(e.message, /^permission denied for /);
+        match(e.message, object);
+        return true;
+      }, `${role}: ${statement}`);
+    }
+  } finally {
+    await adminSql`delete from auth.users where id = ${user?.id ?? null}`;
+  }
 });
 
 test("SQL privileges: the Data API's roles hold no privilege on any object of the project", async () => {
