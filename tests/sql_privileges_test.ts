@@ -13,9 +13,9 @@
  * take them back before granting exactly what is needed.
  */
 import { deepStrictEqual, equal, match, rejects } from "node:assert/strict";
-import type postgres from "postgres";
+import postgres from "postgres";
 import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
-import { adminSql, test } from "./_harness.ts";
+import { adminSql, hosted, test } from "./_harness.ts";
 
 /**
  * The functions' callers (`anon` a signed-out caller), then the Data API's: a publishable-key
@@ -733,6 +733,41 @@ test("SQL privileges: a Data API request, switched as PostgREST switches, is ref
   } finally {
     await adminSql`delete from auth.users where id = ${user?.id ?? null}`;
   }
+});
+
+// The hosted platform's Data API logs in as `authenticator` (in the emulation's cluster too,
+// scripts/hosted/platform.sql); locally there is no such role.
+Deno.test({
+  name:
+    "SQL privileges: the platform's authenticator, the Data API's login role, cannot switch to the functions' roles and is refused as the roles it can",
+  ignore: hosted === null,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const url = new URL(hosted!.ownerUrl);
+    url.username = "authenticator";
+    url.password = "";
+    const dataApi = postgres(url.href, { max: 1, onnotice: () => {} });
+    const claims = JSON.stringify({ sub: crypto.randomUUID(), role: "authenticated" });
+    try {
+      for (const role of [REQUEST_ROLES.anon, REQUEST_ROLES.authenticated]) {
+        await rejects(
+          dataApi.begin((tx) => tx`select set_config('role', ${role}, true)`),
+          new RegExp(`permission denied to set role "${role}"`),
+        );
+      }
+      await rejects(
+        dataApi.begin(async (tx) => {
+          await tx`select set_config('role', 'authenticated', true),
+                          set_config('request.jwt.claims', ${claims}, true)`;
+          await tx`insert into public.character (name) values ('Direct')`;
+        }),
+        /permission denied for table character/,
+      );
+    } finally {
+      await dataApi.end();
+    }
+  },
 });
 
 test("SQL privileges: the Data API's roles hold no privilege on any object of the project", async () => {
