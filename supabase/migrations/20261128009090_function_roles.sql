@@ -130,38 +130,6 @@ language sql stable set search_path = '' as $$
   order by 1, 2, 3, 4, 5
 $$;
 
--- Section: grants
--- What `anon` and `authenticated` hold moves to the function roles, with its grant option.
-do $$
-declare
-  held record;
-begin
-  for held in
-    select * from private.data_api_role_privileges() p where p.grantee <> 'public'
-  loop
-    execute pg_catalog.format('grant %s%s on %s %s to %I%s',
-      held.privilege, coalesce(' (' || pg_catalog.quote_ident(held.column_name) || ')', ''),
-      held.object_kind, held.object_name, 'functions_' || held.grantee,
-      case when held.grantable then ' with grant option' else '' end);
-    execute pg_catalog.format('revoke %s%s on %s %s from %I',
-      held.privilege, coalesce(' (' || pg_catalog.quote_ident(held.column_name) || ')', ''),
-      held.object_kind, held.object_name, held.grantee);
-  end loop;
-end
-$$;
-
--- Objects the migrating role creates from here on are granted to nobody by default, in `public`
--- (where a hosted project grants everything to the API roles) and everywhere: the platform
--- baseline took Supabase's defaults back, and this holds whatever migration ran in between.
-alter default privileges in schema public revoke all on tables from anon, authenticated;
-alter default privileges in schema public revoke all on sequences from anon, authenticated;
-alter default privileges in schema public revoke all on functions from anon, authenticated;
-alter default privileges revoke all on tables from anon, authenticated;
-alter default privileges revoke all on sequences from anon, authenticated;
-alter default privileges revoke all on functions from anon, authenticated;
-alter default privileges revoke execute on functions from public;
-
--- Section: helpers (request openers)
 -- The request openers of the accounts baseline, switching to the function roles: a caller known
 -- from a verified token (or no caller) runs as functions_authenticated (functions_anon), the
 -- service key as service_role, an API key as functions_authenticated.
@@ -201,3 +169,34 @@ begin
   return claims;
 end
 $$;
+
+-- Section: grants
+-- What `anon` and `authenticated` hold moves to the function roles, with its grant option.
+do $$
+declare
+  held record;
+begin
+  for held in
+    select * from private.data_api_role_privileges() p where p.grantee <> 'public'
+  loop
+    execute pg_catalog.format('grant %s%s on %s %s to %I%s',
+      held.privilege, coalesce(' (' || pg_catalog.quote_ident(held.column_name) || ')', ''),
+      held.object_kind, held.object_name, 'functions_' || held.grantee,
+      case when held.grantable then ' with grant option' else '' end);
+    execute pg_catalog.format('revoke %s%s on %s %s from %I',
+      held.privilege, coalesce(' (' || pg_catalog.quote_ident(held.column_name) || ')', ''),
+      held.object_kind, held.object_name, held.grantee);
+  end loop;
+end
+$$;
+
+-- Objects the migrating role creates from here on are granted to nobody by default, in `public`
+-- (where a hosted project grants everything to the API roles) and everywhere: the platform
+-- baseline took Supabase's defaults back, and this holds whatever migration ran in between.
+alter default privileges in schema public revoke all on tables from anon, authenticated;
+alter default privileges in schema public revoke all on sequences from anon, authenticated;
+alter default privileges in schema public revoke all on functions from anon, authenticated;
+alter default privileges revoke all on tables from anon, authenticated;
+alter default privileges revoke all on sequences from anon, authenticated;
+alter default privileges revoke all on functions from anon, authenticated;
+alter default privileges revoke execute on functions from public;
