@@ -16,6 +16,7 @@ const contentTables = Object.fromEntries(
   Object.entries(contentTypes).map(([name, type]) => [name, contentTable(type)]),
 );
 import { adminSql, test } from "./_harness.ts";
+import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
 
 class Undo extends Error {}
 
@@ -81,9 +82,9 @@ async function missingParts(tx: postgres.TransactionSql, table: ListedTable): Pr
       exists (select from pg_attribute a
         where a.attrelid = r.oid and a.attname = 'search_vector' and a.attgenerated = 's')
         as search_vector,
-      has_table_privilege('anon', r.oid, 'select') as anon_reads,
-      has_column_privilege('authenticated', r.oid, 'name', 'insert') as user_inserts_name,
-      has_column_privilege('authenticated', r.oid, 'content_source_id', 'update')
+      has_table_privilege(${REQUEST_ROLES.anon}, r.oid, 'select') as anon_reads,
+      has_column_privilege(${REQUEST_ROLES.authenticated}, r.oid, 'name', 'insert') as user_inserts_name,
+      has_column_privilege(${REQUEST_ROLES.authenticated}, r.oid, 'content_source_id', 'update')
         as user_updates_source,
       f.oid is not null as helper,
       f.oid is not null and has_function_privilege('service_role', f.oid, 'execute')
@@ -275,7 +276,7 @@ test("content registry: a new content type is its table, its row of the list and
 
     // Its read policy lets a signed-out visitor read it, as every other type's.
     await tx`select set_config('request.jwt.claims', '{"role":"anon"}', true)`;
-    await tx.unsafe("set local role anon");
+    await tx.unsafe(`set local role ${REQUEST_ROLES.anon}`);
     const visible = await tx<{ id: number }[]>`
       select id from public.registry_check_scroll where id = ${id}`;
     await tx.unsafe("reset role");

@@ -9,6 +9,7 @@ import {
   test,
   type TestUser,
 } from "./_harness.ts";
+import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
 
 /** Inserts a content source directly (no signed-in user: the owner named is kept). */
 async function makeSource(
@@ -60,7 +61,7 @@ test("get-content-versions reflects an edit to the source's content made one cal
   // The edit is made as the owner, through the row-level policies, in its own transaction.
   const claims = JSON.stringify({ sub: owner.user_id, role: "authenticated" });
   await adminSql.begin(async (tx) => {
-    await tx`select set_config('role', 'authenticated', true),
+    await tx`select set_config('role', ${REQUEST_ROLES.authenticated}, true),
                     set_config('request.jwt.claims', ${claims}, true)`;
     await tx`update public.trait set description = 'Burns' where id = ${trait!.id}`;
   });

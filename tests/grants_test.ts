@@ -10,6 +10,7 @@ import {
   test,
   type TestUser,
 } from "./_harness.ts";
+import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
 
 const NO_ACCESS = "You do not have access to this character";
 
@@ -322,7 +323,8 @@ test("no request role may call the request openers, which resolve keys and grant
     from pg_roles r
     cross join (values ('private.begin_request(text, text)'),
                        ('private.begin_api_key_request(text, bigint)')) f(signature)
-    where r.rolname in ('anon', 'authenticated', 'service_role')
+    where r.rolname in ('anon', 'authenticated', 'service_role', ${REQUEST_ROLES.anon},
+                        ${REQUEST_ROLES.authenticated})
       and has_function_privilege(r.rolname, f.signature, 'execute')`;
   deepStrictEqual(row?.roles, null);
 });

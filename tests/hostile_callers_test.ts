@@ -19,6 +19,7 @@ import {
   type TestUser,
 } from "./_harness.ts";
 import { withinOneMinute } from "./support/http.ts";
+import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
 
 async function homebrewSource(owner: TestUser, body: Record<string, unknown> = {}) {
   return successData(
@@ -244,7 +245,7 @@ test("subscriber counts are only for sources the caller may read", async () => {
   const counted = await adminSql.begin(async (tx) => {
     await tx`select set_config('request.jwt.claims', ${
       JSON.stringify({ sub: stranger.user_id, role: "authenticated" })
-    }, true), set_config('role', 'authenticated', true)`;
+    }, true), set_config('role', ${REQUEST_ROLES.authenticated}, true)`;
     await tx`update public.public_user set subscribed_content_sources = '[{"source_id": 2}]'
       where user_id = ${stranger.user_id}`;
     return await tx<{ n: number }[]>`
@@ -256,7 +257,7 @@ test("subscriber counts are only for sources the caller may read", async () => {
 test("the per-table search helpers cannot be called by a request role", async () => {
   await rejects(
     adminSql.begin(async (tx) => {
-      await tx`select set_config('role', 'authenticated', true)`;
+      await tx`select set_config('role', ${REQUEST_ROLES.authenticated}, true)`;
       await tx`select * from private.search_ranked_spell(array[1, 2]::bigint[], 'a', 'a',
         null, null, 10)`;
     }),
@@ -284,7 +285,7 @@ test("an upload row's path must start with its owner's id", async () => {
     adminSql.begin(async (tx) => {
       await tx`select set_config('request.jwt.claims', ${
         JSON.stringify({ sub: owner.user_id, role: "authenticated" })
-      }, true), set_config('role', 'authenticated', true)`;
+      }, true), set_config('role', ${REQUEST_ROLES.authenticated}, true)`;
       // The only way a row is written: the definer upload-public-file calls.
       await tx`select private.record_upload(
         'portraits', ${`${other.user_id}/${hash}.png`}, 'image/png', 10)`;
@@ -316,7 +317,7 @@ test("a player cannot read the campaign's join key, in SQL or through an endpoin
     await adminSql.begin(async (tx) => {
       await tx`select set_config('request.jwt.claims', ${
         JSON.stringify({ sub: player.user_id, role: "authenticated" })
-      }, true), set_config('role', 'authenticated', true)`;
+      }, true), set_config('role', ${REQUEST_ROLES.authenticated}, true)`;
       return await query(tx);
     });
   const [readable] = await asPlayer((tx) =>
@@ -373,7 +374,10 @@ localOnly(
     equal(role?.inherit, false);
     equal(role?.login, true);
     equal(role?.elevated, false);
-    equal(role?.members_of.join(","), "anon,authenticated,service_role");
+    equal(
+      role?.members_of.join(","),
+      `anon,authenticated,${REQUEST_ROLES.anon},${REQUEST_ROLES.authenticated},service_role`,
+    );
     const [owned] = await adminSql<{ n: number }[]>`
     select (select count(*) from pg_class where relowner = 'api_authenticator'::regrole)
       + (select count(*) from pg_proc where proowner = 'api_authenticator'::regrole)
@@ -391,6 +395,8 @@ localOnly(
     select p.proname as name, p.prosecdef as definer, p.proconfig as config,
       has_function_privilege('authenticated', p.oid, 'execute')
         or has_function_privilege('anon', p.oid, 'execute')
+        or has_function_privilege(${REQUEST_ROLES.authenticated}, p.oid, 'execute')
+        or has_function_privilege(${REQUEST_ROLES.anon}, p.oid, 'execute')
         or has_function_privilege('service_role', p.oid, 'execute') as requests_may
     from pg_proc p
     where p.pronamespace = 'private'::regnamespace and p.proname in
@@ -451,7 +457,7 @@ test("a signed-in user cannot write uploaded_file rows directly (the REST layer'
     await tx`select set_config('request.jwt.claims', ${
       JSON.stringify({ sub: user.user_id, role: "authenticated" })
     }, true)`;
-    await tx`set local role authenticated`;
+    await tx.unsafe(`set local role ${REQUEST_ROLES.authenticated}`);
     await tx`insert into public.uploaded_file (bucket, path, content_type, byte_size)
       values ('portraits', ${`${user.user_id}/${"a".repeat(64)}.png`}, 'image/png', 10)`;
   });

@@ -14,6 +14,7 @@ import { pgcrypto } from "@electric-sql/pglite/contrib/pgcrypto";
 import { uuid_ossp } from "@electric-sql/pglite/contrib/uuid_ossp";
 import { listMigrations } from "../scripts/server/migrate.ts";
 import { test } from "./_harness.ts";
+import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
 
 const root = new URL("../", import.meta.url);
 
@@ -52,7 +53,13 @@ test("the migrations apply as the platform's non-superuser owner on the embedded
        join pg_roles r on r.oid = m.roleid join pg_roles u on u.oid = m.member
        where u.rolname = 'api_authenticator' order by 1`,
     )).rows.map((r) => r.role);
-    deepStrictEqual(memberships, ["anon", "authenticated", "service_role"]);
+    deepStrictEqual(memberships, [
+      "anon",
+      "authenticated",
+      REQUEST_ROLES.anon,
+      REQUEST_ROLES.authenticated,
+      "service_role",
+    ]);
     const [spells] = (await db.query<{ n: number }>(
       "select count(*)::int as n from public.spell",
     )).rows;

@@ -14,6 +14,7 @@ import {
   successData,
   test,
 } from "./_harness.ts";
+import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
 
 const MALFORMED_TOKEN =
   "Invalid token format. Expected a 36-character API key (UUID) or a JWT. See the API documentation.";
@@ -239,7 +240,7 @@ test("a user cannot raise their own supporter tier or admin flag, even directly 
   const claims = JSON.stringify({ sub: user.user_id, role: "authenticated" });
   for (const column of ["supporter_tier = 4", "is_admin = true"]) {
     const refused = await adminSql.begin(async (tx) => {
-      await tx`select set_config('role', 'authenticated', true),
+      await tx`select set_config('role', ${REQUEST_ROLES.authenticated}, true),
                       set_config('request.jwt.claims', ${claims}, true)`;
       await tx.unsafe(`update public.public_user set ${column}`);
     }).then(() => null, (e) => e.code);

@@ -4,8 +4,9 @@
  * the set of every readable source shows in the plan as a function over all sources (or a scan
  * of content_source), however fast the machine is.
  */
-import { deepStrictEqual } from "node:assert/strict";
+import { deepStrictEqual, equal } from "node:assert/strict";
 import type postgres from "postgres";
+import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
 import { adminSql, test } from "./_harness.ts";
 
 class Undo extends Error {}
@@ -92,7 +93,7 @@ test("source policies: a read or write by id checks its row's one source by prim
     ];
     for (const [statement, callers] of statements) {
       for (const claims of callers) {
-        const role = claims === visitor ? "anon" : "authenticated";
+        const role = claims === visitor ? REQUEST_ROLES.anon : REQUEST_ROLES.authenticated;
         for (const read of sourceReadsBesidesLookups(await planOf(tx, role, claims, statement))) {
           reads.push(`${role}: ${statement}: ${read}`);
         }
@@ -117,4 +118,50 @@ test("source policies: no policy of a source, its content or its proposals calls
     where p.proretset and c.relnamespace = 'public'::regnamespace and (c.relname in ('content_source', 'content_update')
       or c.relname in (select t.name from private.content_table t))`;
   deepStrictEqual(row?.found, []);
+});
+
+/**
+ * A policy's expressions (USING and WITH CHECK, as Postgres stores them) with every sub-select
+ * taken out: what is left is evaluated for each row.
+ */
+function perRowPart(expression: string): string {
+  let text = expression;
+  for (let start = text.indexOf("( SELECT"); start !== -1; start = text.indexOf("( SELECT")) {
+    let depth = 0;
+    let end = start;
+    for (; end < text.length; end++) {
+      if (text[end] === "(") depth++;
+      if (text[end] === ")" && --depth === 0) break;
+    }
+    text = `${text.slice(0, start)}$sub${text.slice(end + 1)}`;
+  }
+  return text;
+}
+
+test("row policies call no function per row that Postgres cannot inline: the caller's questions and other tables' rows are read once per statement", async () => {
+  const policies = await adminSql<{ policy: string; expression: string }[]>`
+    select c.relname || ': ' || p.polname as policy,
+      coalesce(pg_get_expr(p.polqual, p.polrelid), '') || ' ' ||
+        coalesce(pg_get_expr(p.polwithcheck, p.polrelid), '') as expression
+    from pg_policy p join pg_class c on c.oid = p.polrelid
+    where c.relnamespace in (select s from private.project_schemas() s)
+    order by 1`;
+  // Security definer, procedural, volatile or with settings of its own: called, never inlined.
+  const opaque = new Set(
+    (await adminSql<{ name: string }[]>`
+      select distinct n.nspname || '.' || p.proname as name
+      from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+      join pg_language l on l.oid = p.prolang
+      where p.prosecdef or l.lanname <> 'sql' or p.proconfig is not null or p.provolatile = 'v'`)
+      .map((r) => r.name),
+  );
+  const perRow = policies.flatMap(({ policy, expression }) =>
+    [...perRowPart(expression).matchAll(/\b(\w+\.\w+)\(/g)]
+      .map((call) => call[1] ?? "")
+      .filter((name) => opaque.has(name))
+      .map((name) => `${policy} calls ${name} per row`)
+  );
+  deepStrictEqual(perRow, []);
+  // The policies do name the caller's questions, once per statement.
+  equal(policies.some((p) => p.expression.includes("( SELECT private.is_admin()")), true);
 });

@@ -11,6 +11,7 @@ import {
   test,
   type TestUser,
 } from "./_harness.ts";
+import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
 
 const BUCKETS = [
   "ability_blocks",
@@ -639,7 +640,7 @@ async function asUser(
 ): Promise<postgres.Row[]> {
   const claims = JSON.stringify({ sub: user.user_id, role: "authenticated" });
   return await adminSql.begin(async (tx) => {
-    await tx`select set_config('role', 'authenticated', true),
+    await tx`select set_config('role', ${REQUEST_ROLES.authenticated}, true),
       set_config('request.jwt.claims', ${claims}, true)`;
     return await query(tx);
   });

@@ -1,19 +1,38 @@
 /**
- * Who may do what, asked of the database directly, as the hosted REST layer would: every table x
- * command x role, and a direct write to every column a user must never set. Each statement runs
- * as its role (`set local role` and `request.jwt.claims`, as PostgREST does) inside a savepoint
- * that is always rolled back, within one transaction that is rolled back too, so nothing persists.
+ * Who may do what, asked of the database directly: every table x command x caller, and a direct
+ * write to every column a user must never set. Each statement runs as its caller (the role and
+ * `request.jwt.claims` set transaction-locally, as PostgREST and the functions' request openers
+ * do) inside a savepoint that is always rolled back, within one transaction that is rolled back
+ * too, so nothing persists.
  *
- * The harness database is built with Supabase's default grants (scripts/server/local_bootstrap.sql
- * grants everything in `public` to anon, authenticated and service_role, as hosted projects
- * created before mid-2026 do), so this proves the baselines revoke them before granting exactly
- * what is needed.
+ * The functions' callers run as the functions' own roles; the Data API (PostgREST, GraphQL) runs
+ * as `anon` and `authenticated` with the same claims, and may do nothing at all: the functions
+ * are the only door. The harness database is built with Supabase's default grants
+ * (scripts/server/local_bootstrap.sql grants everything in `public` to anon, authenticated and
+ * service_role, as hosted projects created before mid-2026 do), so this proves the migrations
+ * take them back before granting exactly what is needed.
  */
-import { deepStrictEqual } from "node:assert/strict";
-import type postgres from "postgres";
-import { adminSql, test } from "./_harness.ts";
+import { deepStrictEqual, equal, match, rejects } from "node:assert/strict";
+import postgres from "postgres";
+import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
+import { adminSql, hosted, test } from "./_harness.ts";
 
-const ROLES = ["anon", "stranger", "owner", "gm", "admin", "api_client", "service_role"] as const;
+/**
+ * The functions' callers (`anon` a signed-out caller), then the Data API's: a publishable-key
+ * request (`rest_anon`) and a signed-in one (`rest_owner`, the owner's session), which no case
+ * allows.
+ */
+const ROLES = [
+  "anon",
+  "stranger",
+  "owner",
+  "gm",
+  "admin",
+  "api_client",
+  "service_role",
+  "rest_anon",
+  "rest_owner",
+] as const;
 type Role = typeof ROLES[number];
 
 interface Fixture {
@@ -606,15 +625,23 @@ async function arrange(tx: postgres.TransactionSql): Promise<Fixture> {
 function identity(role: Role, f: Fixture): { dbRole: string; claims: Record<string, unknown> } {
   switch (role) {
     case "anon":
+      return { dbRole: REQUEST_ROLES.anon, claims: {} };
     case "service_role":
-      return { dbRole: role, claims: { role } };
+      return { dbRole: REQUEST_ROLES.service, claims: { role } };
+    case "rest_anon":
+      return { dbRole: "anon", claims: { role: "anon" } };
+    case "rest_owner":
+      return { dbRole: "authenticated", claims: { sub: f.owner, role: "authenticated" } };
     case "api_client":
       return {
-        dbRole: "authenticated",
+        dbRole: REQUEST_ROLES.authenticated,
         claims: { sub: f.owner, role: "authenticated", api_client_id: f.client },
       };
     default:
-      return { dbRole: "authenticated", claims: { sub: f[role], role: "authenticated" } };
+      return {
+        dbRole: REQUEST_ROLES.authenticated,
+        claims: { sub: f[role], role: "authenticated" },
+      };
   }
 }
 
@@ -631,8 +658,9 @@ async function takesEffect(
   try {
     await tx.savepoint(async (sp) => {
       const { dbRole, claims } = identity(role, f);
-      await sp`select set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
-      await sp.unsafe(`set local role ${dbRole}`);
+      // As PostgREST switches: the role and the claims, transaction-locally, in one statement.
+      await sp`select set_config('role', ${dbRole}, true),
+                      set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
       const result = await sp.unsafe(statement);
       effect = result.count > 0;
       throw new Undo();
@@ -643,7 +671,7 @@ async function takesEffect(
   return effect;
 }
 
-test("SQL privileges: every table, command and role gets exactly what it should, even with Supabase's default grants", async () => {
+test("SQL privileges: every table, command and caller gets exactly what it should, and the Data API's roles nothing, even with Supabase's default grants", async () => {
   const mismatches: string[] = [];
   await adminSql.begin(async (tx) => {
     const f = await arrange(tx);
@@ -666,13 +694,170 @@ test("SQL privileges: every table, command and role gets exactly what it should,
   deepStrictEqual(mismatches, []);
 });
 
-test("SQL privileges: a table the migrating role creates later in public is granted to nobody", async () => {
+test("SQL privileges: a Data API request, switched as PostgREST switches, is refused by privilege before any policy", async () => {
+  const [user] = await adminSql<{ id: string }[]>`
+    insert into auth.users (id, email) values (gen_random_uuid(), 'rest-' || gen_random_uuid() || '@example.test')
+    returning id`;
+  const asDataApi = (role: string, claims: object, statement: string) =>
+    adminSql.begin(async (tx) => {
+      await tx`select set_config('role', ${role}, true),
+                      set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
+      await tx.unsafe(statement);
+    });
+  const session = { sub: user?.id, role: "authenticated", aud: "authenticated" };
+  const refusals: [string, object, string, RegExp][] = [
+    [
+      "authenticated",
+      session,
+      "insert into public.character (name) values ('Direct')",
+      /table character/,
+    ],
+    [
+      "authenticated",
+      session,
+      "insert into public.content_source (name) values ('Direct')",
+      /table content_source/,
+    ],
+    ["authenticated", session, "select id from public.character", /table character/],
+    ["anon", { role: "anon" }, "select id from public.spell", /table spell/],
+    ["anon", { role: "anon" }, "select private.is_admin()", /schema private/],
+  ];
+  try {
+    for (const [role, claims, statement, object] of refusals) {
+      await rejects(asDataApi(role, claims, statement), (e: Error) => {
+        match(e.message, /^permission denied for /);
+        match(e.message, object);
+        return true;
+      }, `${role}: ${statement}`);
+    }
+  } finally {
+    await adminSql`delete from auth.users where id = ${user?.id ?? null}`;
+  }
+});
+
+// The hosted platform's Data API logs in as `authenticator` (in the emulation's cluster too,
+// scripts/hosted/platform.sql); locally there is no such role.
+Deno.test({
+  name:
+    "SQL privileges: the platform's authenticator, the Data API's login role, cannot switch to the functions' roles and is refused as the roles it can",
+  ignore: hosted === null,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const url = new URL(hosted!.ownerUrl);
+    url.username = "authenticator";
+    url.password = "";
+    const dataApi = postgres(url.href, { max: 1, onnotice: () => {} });
+    const claims = JSON.stringify({ sub: crypto.randomUUID(), role: "authenticated" });
+    try {
+      for (const role of [REQUEST_ROLES.anon, REQUEST_ROLES.authenticated]) {
+        await rejects(
+          dataApi.begin((tx) => tx`select set_config('role', ${role}, true)`),
+          new RegExp(`permission denied to set role "${role}"`),
+        );
+      }
+      await rejects(
+        dataApi.begin(async (tx) => {
+          await tx`select set_config('role', 'authenticated', true),
+                          set_config('request.jwt.claims', ${claims}, true)`;
+          await tx`insert into public.character (name) values ('Direct')`;
+        }),
+        /permission denied for table character/,
+      );
+    } finally {
+      await dataApi.end();
+    }
+  },
+});
+
+test("SQL privileges: the Data API's roles hold no privilege on any object of the project", async () => {
+  const listed = await adminSql<{ line: string }[]>`
+    select p.grantee || ' ' || p.privilege || ' on ' || p.object_kind || ' ' || p.object_name ||
+      coalesce(' (' || p.column_name || ')', '') as line
+    from private.data_api_role_privileges() p`;
+  deepStrictEqual(listed.map((r) => r.line), []);
+  // Asked again of Postgres's own privilege checks, which count grants to PUBLIC and to any role
+  // anon or authenticated inherit, for every relation and function in the project's schemas.
+  const [checked] = await adminSql<{ held: string[] }[]>`
+    with api_role(name) as (values ('anon'), ('authenticated')),
+    project_schema as (select s as oid from private.project_schemas() s)
+    select coalesce(array_agg(r.name || ' on ' || o.object order by 1), '{}') as held
+    from api_role r
+    cross join (
+      select c.oid::regclass::text as object, c.oid, 'relation' as kind from pg_class c
+      where c.relnamespace in (select oid from project_schema) and c.relkind in ('r', 'p', 'v', 'm', 'S')
+      union all
+      select p.oid::regprocedure::text, p.oid, 'function' from pg_proc p
+      where p.pronamespace in (select oid from project_schema)
+      union all
+      select n.oid::regnamespace::text, n.oid, 'schema' from pg_namespace n
+      where n.oid in (select oid from project_schema) and n.nspname <> 'public'
+    ) o
+    where case o.kind
+      when 'relation' then has_table_privilege(r.name, o.oid,
+        'select, insert, update, delete, truncate, references, trigger')
+        or has_any_column_privilege(r.name, o.oid, 'select, insert, update, references')
+        or (select c.relkind = 'S' from pg_class c where c.oid = o.oid)
+          and has_sequence_privilege(r.name, o.oid, 'usage, select, update')
+      when 'function' then has_function_privilege(r.name, o.oid, 'execute')
+      else has_schema_privilege(r.name, o.oid, 'usage, create')
+    end`;
+  deepStrictEqual(checked?.held, []);
+});
+
+test("SQL privileges: only the functions' login role and the owner may become the functions' roles, which inherit the Data API's", async () => {
+  const roles = await adminSql<
+    { role: string; login: boolean; inherit: boolean; bypassrls: boolean; members: string[] }[]
+  >`
+    select r.rolname as role, r.rolcanlogin as login, r.rolinherit as inherit,
+      r.rolbypassrls as bypassrls,
+      array(select m.member::regrole::text from pg_auth_members m where m.roleid = r.oid
+        order by 1) as members
+    from pg_roles r where r.rolname in (${REQUEST_ROLES.anon}, ${REQUEST_ROLES.authenticated})
+    order by 1`;
+  const [owner] = await adminSql<{ name: string }[]>`
+    select c.relowner::regrole::text as name from pg_class c
+    where c.oid = 'public.character'::regclass`;
+  deepStrictEqual(
+    roles.map((r) => ({ ...r, members: r.members.filter((m) => m !== owner?.name) })),
+    [REQUEST_ROLES.anon, REQUEST_ROLES.authenticated].map((role) => ({
+      role,
+      login: false,
+      inherit: true,
+      bypassrls: false,
+      members: ["api_authenticator"],
+    })),
+  );
+  const [inherited] = await adminSql<{ anon: boolean; authenticated: boolean }[]>`
+    select pg_has_role(${REQUEST_ROLES.anon}, 'anon', 'usage') as anon,
+      pg_has_role(${REQUEST_ROLES.authenticated}, 'authenticated', 'usage') as authenticated`;
+  deepStrictEqual(inherited, { anon: true, authenticated: true });
+  // The platform's authenticator (the hosted Data API's login role) cannot switch to them.
+  const [reachable] = await adminSql<{ n: number }[]>`
+    select count(*)::int as n from pg_roles a
+    cross join (values (${REQUEST_ROLES.anon}), (${REQUEST_ROLES.authenticated})) f(role)
+    where a.rolname in ('authenticator', 'anon', 'authenticated')
+      and pg_has_role(a.oid, f.role, 'member')`;
+  equal(reachable?.n, 0);
+});
+
+test("SQL privileges: what the migrating role creates later in public is granted to nobody", async () => {
   const granted = await adminSql.begin(async (tx) => {
-    await tx`create table public.later_table (id bigint primary key)`;
+    await tx`create table public.later_table (id bigint generated always as identity primary key)`;
+    await tx`create function public.later_function() returns int language sql as 'select 1'`;
     const [row] = await tx<{ granted: string[] }[]>`
-      select coalesce(array_agg(r.role order by r.role), '{}') as granted
-      from unnest(array['anon', 'authenticated', 'service_role']) r(role)
-      where has_table_privilege(r.role, 'public.later_table', 'select, insert, update, delete')`;
+      select coalesce(array_agg(r.role || ' ' || o.kind order by 1), '{}') as granted
+      from unnest(array['anon', 'authenticated', 'service_role', ${REQUEST_ROLES.anon},
+        ${REQUEST_ROLES.authenticated}]) r(role)
+      cross join (values ('table'), ('sequence'), ('function')) o(kind)
+      where case o.kind
+        when 'table' then
+          has_table_privilege(r.role, 'public.later_table', 'select, insert, update, delete')
+        when 'sequence' then
+          has_sequence_privilege(r.role, 'public.later_table_id_seq', 'usage, select, update')
+        else has_function_privilege(r.role, 'public.later_function()', 'execute')
+      end`;
+    await tx`drop function public.later_function()`;
     await tx`drop table public.later_table`;
     return row?.granted ?? ["?"];
   });

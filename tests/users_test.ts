@@ -10,6 +10,7 @@ import {
   type TestUser,
 } from "./_harness.ts";
 import type postgres from "postgres";
+import { REQUEST_ROLES } from "../supabase/functions/_shared/db/request_roles.ts";
 
 const PUBLIC_KEYS = [
   "api",
@@ -190,7 +191,7 @@ test("update-user can never raise the tier, set role flags or change ids, whatev
   const claims = JSON.stringify({ sub: user.user_id, role: "authenticated" });
   for (const column of ["is_mod = true", "deactivated = true", "created_at = now()"]) {
     const refused = await adminSql.begin(async (tx) => {
-      await tx`select set_config('role', 'authenticated', true),
+      await tx`select set_config('role', ${REQUEST_ROLES.authenticated}, true),
                       set_config('request.jwt.claims', ${claims}, true)`;
       await tx.unsafe(`update public.public_user set ${column}`);
     }).then(() => null, (e) => e.code);

@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import type { SearchDataBody } from "@shared/search.ts";
 import { freshDatabase } from "../support/fresh_database.ts";
 import { useRunSecrets } from "../support/run_secrets.ts";
+import { REQUEST_ROLES } from "../../supabase/functions/_shared/db/request_roles.ts";
 import {
   BROAD_WORDS,
   CorpusGenerator,
@@ -453,7 +454,7 @@ async function compareScans(
     let best = { ms: Infinity, rows: 0 };
     for (let i = 0; i < 5; i++) {
       const run = await db.begin(async (tx) => {
-        await tx`select set_config('role', 'authenticated', true),
+        await tx`select set_config('role', ${REQUEST_ROLES.authenticated}, true),
                         set_config('request.jwt.claims', ${claims}, true)`;
         if (sequential) {
           await tx`set local enable_bitmapscan = off`;

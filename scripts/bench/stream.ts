@@ -19,6 +19,7 @@ import { findStatement } from "../../supabase/functions/_shared/content/find_con
 import { contentTypes } from "@shared/content_types.ts";
 import { contentTable } from "../../supabase/functions/_shared/content/tables.ts";
 import { CorpusGenerator, type CorpusRow, insertRows, resolveTraits } from "./corpus.ts";
+import { REQUEST_ROLES } from "../../supabase/functions/_shared/db/request_roles.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -162,7 +163,9 @@ async function jsonAgg(
 ): Promise<{ ms: number; rows: number }> {
   const { text: query, params } = findStatement(contentTable(contentTypes[type]), {});
   return await db.begin(async (tx) => {
-    await tx`select private.begin_request('authenticated', ${JSON.stringify(claims)})`;
+    await tx`select private.begin_request(${REQUEST_ROLES.authenticated}, ${
+      JSON.stringify(claims)
+    })`;
     const started = performance.now();
     const [row] = await tx.unsafe(
       `select count(*)::int as rows, length(coalesce(json_agg(r), '[]')::text) as bytes

@@ -21,12 +21,10 @@ const STORED_COLUMNS = COLUMNS.filter((column) => column !== "details");
 /**
  * A character's `details` as the caller sees them: its owner also sees the API grants on it under
  * `api_clients.client_access`, the web client's form (the database's helper decides who sees it).
+ * For the one row an update answers.
  */
-function detailsAsSeen(tx: Tx, alias?: string) {
-  return alias === undefined
-    ? tx`private.details_with_client_access(id, details) as details`
-    : tx`private.details_with_client_access(${tx(`${alias}.id`)}, ${tx(`${alias}.details`)})
-           as details`;
+function detailsAsSeen(tx: Tx) {
+  return tx`private.details_with_client_access(id, details) as details`;
 }
 
 const JSON_COLUMNS: ReadonlySet<(typeof CHARACTER_WRITABLE_FIELDS)[number]> = new Set([
@@ -136,11 +134,15 @@ export async function selectCharacters(tx: Tx, body: FindCharacterBody): Promise
     ? tx``
     : filtered
     ? tx`and ((select private.is_api_client_request()) or c.user_id = (select auth.uid())
-              or private.owns_campaign(c.campaign_id) or (select private.is_admin()))`
+              or c.campaign_id in (select private.my_campaign_ids())
+              or (select private.is_admin()))`
     : tx`and ((select private.is_api_client_request()) or c.user_id = (select auth.uid()))`;
+  // The grants the owner sees are read once for the statement, not per row.
   return await tx<CharacterRow[]>`
-    select ${tx(STORED_COLUMNS.map((column) => `c.${column}`))}, ${detailsAsSeen(tx, "c")}
+    select ${tx(STORED_COLUMNS.map((column) => `c.${column}`))},
+      coalesce(jsonb_set(c.details, '{api_clients}', g.api_clients), c.details) as details
     from public.character c
+    left join private.my_characters_client_access() g on g.character_id = c.id
     where true
       ${ids === null ? tx`` : tx`and c.id = any(${ids}::bigint[])`}
       ${body.user_id === undefined ? tx`` : tx`and c.user_id = ${body.user_id}::uuid`}

@@ -7,6 +7,7 @@ import type postgres from "postgres";
 import type { Identity } from "../auth/identity.ts";
 import type { Tx } from "./pool.ts";
 import { inTransaction, type TransactionOptions } from "./transaction.ts";
+import { REQUEST_ROLES } from "./request_roles.ts";
 
 /** How a transaction as a caller runs. */
 export interface CallerTransactionOptions extends TransactionOptions {
@@ -44,8 +45,8 @@ export async function asCaller<T>(
     return { value, actedAs: { kind: "jwt", claims: JSON.parse(claims) } };
   }
   const [role, claims] = caller.kind === "jwt"
-    ? ["authenticated", JSON.stringify(caller.claims)]
-    : [caller.kind === "service" ? "service_role" : "anon", "{}"];
+    ? [REQUEST_ROLES.authenticated, JSON.stringify(caller.claims)]
+    : [caller.kind === "service" ? REQUEST_ROLES.service : REQUEST_ROLES.anon, "{}"];
   const { value } = await inTransaction(
     (tx) => tx`select private.begin_request(${role}, ${claims})${planMode(tx, options)}`,
     fn,
