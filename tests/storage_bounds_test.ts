@@ -97,3 +97,37 @@ test("an account proposes at most 30 changes in 24 hours, each at most 256 KB", 
     select count(*)::int as rows from public.content_update where user_id = ${user.user_id}`;
   equal(kept!.rows, perDay);
 });
+
+test("an account's writes add at most 50 MB a day; saving a row again at its size still goes on", async () => {
+  const maxBytes = await limit("account_growth_max_bytes");
+  equal(maxBytes, 50 * 1024 * 1024);
+  const user = await makeUser({ tier: 2 });
+  const notes = randomText(900 * 1024);
+  const create = (i: number) =>
+    call("create-character", { name: `Hoard ${i}`, notes: { text: notes } }, {
+      token: user.access_token,
+    });
+  const created: number[] = [];
+  let refused = null;
+  for (let i = 0; i < 80 && refused === null; i++) {
+    const answer = await create(i);
+    if (answer.body.status === "success") created.push(successData(answer).id);
+    else refused = answer;
+  }
+  ok(refused, `all ${created.length} characters of 900 KB were stored`);
+  equal(
+    failMessage(refused),
+    "Storage limit reached: an account's writes may add at most 50 MB a day; try again tomorrow (UTC)",
+  );
+  const [stored] = await adminSql<{ bytes: number }[]>`
+    select coalesce(sum(octet_length(to_jsonb(c)::text)), 0)::float8 as bytes
+    from public.character c where c.user_id = ${user.user_id}`;
+  ok(stored!.bytes <= maxBytes, `${stored!.bytes} bytes stored`);
+  ok(stored!.bytes > maxBytes - 2 * 950 * 1024, "the bound is reached, not a far smaller one");
+  // A save that adds nothing (the web client sends the whole character) is still taken.
+  const again = await call("update-character", {
+    id: created[0],
+    notes: { text: notes.replace(/^./, "x") },
+  }, { token: user.access_token });
+  equal(again.body.status, "success");
+});
