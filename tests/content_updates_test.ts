@@ -542,9 +542,9 @@ botTest("update-content-update makes the author a community paragon at 100 appro
   const spellId = await makeSpell(sourceId);
   await adminSql`
     insert into public.content_update
-      (user_id, type, ref_id, action, data, content_source_id, state, decided_at)
+      (user_id, type, ref_id, action, data, content_source_id, state, created_at, decided_at)
     select ${user.user_id}, 'spell', ${spellId}, 'UPDATE', '{"rank": 3}', ${sourceId},
-      'APPROVED', now()
+      'APPROVED', now() - interval '2 days', now() - interval '2 days'
     from generate_series(1, 98)`;
   const body = { type: "spell", action: "UPDATE", ref_id: spellId, content_source_id: sourceId };
   const paragon = async () =>

@@ -317,3 +317,37 @@ test("a write refused by the rate budget answers 429 and writes nothing, though 
     }),
   );
 });
+
+// Issue 38, item 8: the apikey header carries the project's key, never a user's or the bot's.
+
+test("the apikey header alone carries only the project's key: a user token or the bot's secret there is refused", async () => {
+  const refusal = "Invalid token: the apikey header carries only the project's key; send a " +
+    "token or API key as Authorization: Bearer <token>";
+  const user = await makeUser();
+  equal(
+    failMessage(await call("find-api-client", {}, { headers: { apikey: user.access_token } }), 401),
+    refusal,
+  );
+  const moderation = Deno.env.get("CONTENT_UPDATE_SECRET")!;
+  const asBot = {
+    discord_msg_id: "1",
+    discord_user_id: "2",
+    discord_user_name: "bot",
+    state: "UPVOTE",
+  };
+  equal(
+    failMessage(
+      await call("update-content-update", asBot, { headers: { apikey: moderation } }),
+      401,
+    ),
+    refusal,
+  );
+  const { apiKey } = await makeApiKey(user);
+  equal(
+    failMessage(await call("find-spell", { id: 1 }, { headers: { apikey: apiKey } }), 401),
+    refusal,
+  );
+  // The same credentials as a bearer, and the project's key in apikey, are accepted as before.
+  equal(successData(await call("find-api-client", {}, { token: user.access_token })).length, 1);
+  ok(successData(await call("find-spell", { id: 1 }, { headers: { apikey: await anonKey() } })));
+});

@@ -140,7 +140,7 @@ export async function startHostedEmulation(options: {
       UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${limiterStore.port}`,
       UPSTASH_REDIS_REST_TOKEN: limiterStore.token,
       RATE_LIMIT_INSTANCES: "4",
-      TRUST_PROXY: "true",
+      TRUST_PROXY: "cf-connecting-ip",
       JWT_SECRET: legacySecret,
     });
     gateway = new HostedGateway({

@@ -156,11 +156,7 @@ export class HostedGateway {
     const headers = new Headers(req.headers);
     // The gateway compresses for its own client; the instance answers it uncompressed.
     headers.set("accept-encoding", "identity");
-    // The platform's proxies add the address they received the request from; here a test client
-    // on loopback names its own address as the last entry (see docs/deploy.md).
-    if (!headers.has("x-forwarded-for")) {
-      headers.set("x-forwarded-for", (info.remoteAddr as Deno.NetAddr).hostname);
-    }
+    forwardAs(headers, (info.remoteAddr as Deno.NetAddr).hostname);
     const requestBody = req.body ? await bufferedBody(req.body) : null;
     if (req.body && requestBody === null) {
       return Response.json({ message: "Request body too large" }, { status: 413 });
@@ -399,6 +395,20 @@ class Instance {
       }
     }
   }
+}
+
+/**
+ * The headers the platform's proxies write about the client at `peer`, on top of everything the
+ * caller sent, which passes through (docs/deploy.md, "The client address"): Cloudflare sets
+ * `cf-connecting-ip` to the address that connected to it, over any value the caller sent, and
+ * appends that address to `x-forwarded-for`; Kong (nginx) sets `x-real-ip` to its peer, as the
+ * Supabase CLI's own API proxy does.
+ */
+export function forwardAs(headers: Headers, peer: string): void {
+  headers.set("cf-connecting-ip", peer);
+  headers.set("x-real-ip", peer);
+  const claimed = headers.get("x-forwarded-for");
+  headers.set("x-forwarded-for", claimed ? `${claimed}, ${peer}` : peer);
 }
 
 /**

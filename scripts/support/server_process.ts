@@ -36,8 +36,11 @@ export interface ServerEnv {
   JWT_SECRET?: string;
   CONTENT_UPDATE_SECRET?: string;
   API_KEY_SECRET?: string;
-  /** "true" behind a trusted proxy; unset as deployed (tests connect from their own addresses). */
-  TRUST_PROXY?: "true" | "false";
+  /**
+   * "true" or a header's name behind a trusted proxy; unset as deployed (tests connect from their
+   * own addresses).
+   */
+  TRUST_PROXY?: string;
 }
 
 /** Variables that would change what the subprocess connects to if inherited from this process. */

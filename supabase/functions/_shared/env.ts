@@ -77,7 +77,18 @@ const EnvSchema = z.object({
    */
   API_KEY_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   CONTENT_UPDATE_WEBHOOK_URL: z.url().optional(),
-  TRUST_PROXY: flag.default(false),
+  /**
+   * Where the client's address comes from (client_address.ts): unset or `false`, the connection's
+   * peer; `true`, the last X-Forwarded-For entry, which a proxy of your own appended; a header's
+   * name, the header a proxy in front overwrites (`cf-connecting-ip` on the hosted platform).
+   */
+  TRUST_PROXY: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/, {
+    error: "must be true, false or the name of a header your proxy writes the address to",
+  }).transform((v): string | false => {
+    const name = v.toLowerCase();
+    if (name === "false" || name === "0") return false;
+    return name === "true" || name === "1" ? "x-forwarded-for" : name;
+  }).default(false),
   APP_URL: z.url().optional(),
   /** Where public files go: Supabase Storage, or a local folder (default: supabase when hosted). */
   STORAGE_BACKEND: z.enum(["supabase", "local"]).optional(),

@@ -53,3 +53,15 @@ Deno.test("no variable a deployer must set starts with the platform's reserved S
   equal(names.length > 3, true);
   deepStrictEqual(names.filter((name) => name!.startsWith("SUPABASE_")), []);
 });
+
+Deno.test("TRUST_PROXY names the header the proxy in front writes the client's address to", () => {
+  const url = "https://project.supabase.co";
+  const trusted = (value?: string) =>
+    readEnv({ SUPABASE_URL: url, ...(value === undefined ? {} : { TRUST_PROXY: value }) })
+      .TRUST_PROXY;
+  equal(trusted(), false);
+  equal(trusted("false"), false);
+  equal(trusted("true"), "x-forwarded-for");
+  equal(trusted("CF-Connecting-IP"), "cf-connecting-ip");
+  throws(() => trusted("x forwarded"), /TRUST_PROXY must be true, false or the name of a header/);
+});

@@ -66,6 +66,13 @@ export const refusals = {
       "Invalid token: a project secret key is not accepted; sign in or send an API key",
       401,
     ),
+  /** 401: `apikey` holds a credential that only Authorization may carry. */
+  onlyProjectKeyInApiKey: () =>
+    new Fail(
+      "Invalid token: the apikey header carries only the project's key; send a token or API " +
+        "key as Authorization: Bearer <token>",
+      401,
+    ),
   unknownPublishableKey: () =>
     new Fail("Invalid token: this publishable key is not one of this project's keys", 401),
   anonKeyWithUser: () => new Fail("Invalid token: an anon key must not name a user (sub)", 401),

@@ -54,10 +54,27 @@ Deno.test("classifyBearer() tells the platform's key shapes from API keys and JW
 });
 
 Deno.test("bearerHeader() falls back to the apikey header only without Authorization", () => {
-  assertEquals(bearerHeader(new Headers({ apikey: "k" })), "Bearer k");
+  assertEquals(bearerHeader(new Headers({ apikey: "k" })), "ApiKey k");
   assertEquals(bearerHeader(new Headers({ apikey: "k", authorization: "Bearer t" })), "Bearer t");
   assertEquals(bearerHeader(new Headers({ apikey: " " })), null);
   assertEquals(bearerHeader(new Headers()), null);
+});
+
+Deno.test("classifyBearer() takes only a project key from the apikey header", () => {
+  const publishable = `sb_publishable_${"a".repeat(21)}`;
+  assertEquals(classifyBearer(`ApiKey ${publishable}`), {
+    kind: "publishable",
+    token: publishable,
+  });
+  assertEquals(classifyBearer("ApiKey a.b.c"), {
+    kind: "jwt",
+    token: "a.b.c",
+    projectKeyOnly: true,
+  });
+  assertEquals(classifyBearer(`ApiKey ${"k".repeat(36)}`), { kind: "misplaced" });
+  assertEquals(classifyBearer("ApiKey the-service-secret", "the-service-secret"), {
+    kind: "misplaced",
+  });
 });
 
 Deno.test("isOneOf() finds a key among several", () => {

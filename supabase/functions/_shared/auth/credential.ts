@@ -73,6 +73,8 @@ export async function resolveCredential(
       return refuse(serviceOnly ? notAccepted() : refusals.malformedBearer(), byAddress);
     case "secret_key":
       return refuse(serviceOnly ? notAccepted() : refusals.secretKeyBearer(), byAddress);
+    case "misplaced":
+      return refuse(refusals.onlyProjectKeyInApiKey(), byAddress);
     case "publishable": {
       // Checked against the platform's list without a lookup: a made-up key is refused at once.
       if (!isOneOf(bearer.token, publishableKeys)) {
@@ -108,6 +110,9 @@ export async function resolveCredential(
       // A token that fails verification is unrecognised auth: it must not buy a fresh budget.
       if (verified instanceof Fail) {
         return refuse(accepted.includes("jwt") ? verified : notAccepted(), byAddress);
+      }
+      if (bearer.projectKeyOnly && verified.role !== "anon") {
+        return refuse(refusals.onlyProjectKeyInApiKey(), byAddress);
       }
       const credential: Credential = verified.role === "anon"
         ? { kind: "anon", buckets: [byAddress] }
