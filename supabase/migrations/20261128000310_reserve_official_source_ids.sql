@@ -74,7 +74,7 @@ begin
   alter table public.content_source alter column id set generated always;
 
   update public.content_source s set required_content_sources = array(
-    select coalesce(m.new_id, r) from unnest(s.required_content_sources) with ordinality r(id, n)
+    select coalesce(m.new_id, r.id) from unnest(s.required_content_sources) with ordinality r(id, n)
     left join pg_temp.moved_source m on m.old_id = r.id order by r.n)
   where s.required_content_sources && array(select old_id from pg_temp.moved_source);
 
