@@ -181,6 +181,37 @@ test("web app: the Developer page's + makes a client whose key works, and its li
   );
   equal(info.name, "New Client");
 
+  // The authorization URL the page shows before any reload carries the id the browser drew:
+  // `/oauth/access?user_id=${user.id}&client_id=${client.id}&character_id=<ID>`. A player who
+  // follows it authorizes through the consent page's update-character (OAuthAccessPage.tsx).
+  const player = await makeUser();
+  const sheet = successData(
+    await call("create-character", { name: "Shared" }, { token: player.access_token }),
+  );
+  const url = new URL(
+    `/oauth/access?user_id=${before.id}&client_id=${entry.id}&character_id=${sheet.id}`,
+    "https://example.test",
+  );
+  successData(
+    await call("update-character", {
+      id: url.searchParams.get("character_id"),
+      details: {
+        ...sheet.details,
+        api_clients: {
+          client_access: [{
+            publicUserId: url.searchParams.get("user_id"),
+            clientId: url.searchParams.get("client_id"),
+            addedAt: Date.now(),
+          }],
+        },
+      },
+    }, { token: player.access_token }),
+  );
+  const readByClient = successData(
+    await call("find-character", { id: sheet.id }, { token: apiKey }),
+  );
+  equal(readByClient.name, "Shared", "the consent through the page's first URL granted");
+
   // Edit: a new name and description, then a new key drawn in the modal.
   const renamed = { ...client, name: "Sync tool", description: "keeps sheets in step" };
   successData(await call("update-user", { ...page, api: { clients: [renamed] } }, { token }));

@@ -22,7 +22,10 @@ grant execute on function private.official_source_reserved_ids()
 do $$
 declare
   fk record;
+  caller_path constant text := current_setting('search_path');
 begin
+  -- With an empty search path the definitions name every table with its schema.
+  perform set_config('search_path', '', true);
   for fk in
     select c.conrelid::regclass as tbl, c.conname, pg_get_constraintdef(c.oid) as def
     from pg_constraint c
@@ -32,6 +35,7 @@ begin
     execute format('alter table %s drop constraint %I, add constraint %I %s on update cascade',
       fk.tbl, fk.conname, fk.conname, fk.def);
   end loop;
+  perform set_config('search_path', caller_path, true);
 end
 $$;
 
