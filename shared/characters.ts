@@ -48,7 +48,8 @@ const writable = {
   details: JsonObject,
   notes: JsonObject,
   roll_history: JsonObject,
-  spells: JsonObject,
+  // null until the builder fills it: the client builds its own empty structure from null.
+  spells: JsonObject.nullable(),
   operation_data: JsonObject,
   meta_data: JsonObject,
   options: JsonObject,
@@ -83,10 +84,11 @@ export const CharacterPatch = z.object(
 export type CharacterPatch = z.infer<typeof CharacterPatch>;
 
 /**
- * Body of create-character: a new character (fields left out get defaults: level 1, 15 gp, the
- * official published content sources), or with `id` a partial update of an existing one (`id`
- * -1 or 0 also means new). Other
- * keys, such as `created_at` sent back from a fetched character, are ignored.
+ * Body of create-character: a new character (fields left out get the web client's defaults: level
+ * 1, 15 gp, the official published content sources, `spells` null, `options` with the dice roller
+ * and prerequisite detection on), or with `id` a partial update of an existing one (`id` -1 or 0
+ * also means new). Other keys, such as `created_at` sent back from a fetched character, are
+ * ignored.
  */
 export const CreateCharacterBody = CharacterPatch.extend({ id: SaveId }).meta({
   id: "CreateCharacterBody",

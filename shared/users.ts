@@ -129,6 +129,33 @@ const siteTheme = JsonObject.refine(
 /** An image URL, or `""` (what the web client sends for a cleared image), which clears it. */
 const imageUrl = z.union([z.literal("").transform(() => null), httpUrl]).nullable().optional();
 
+/**
+ * One entry of the web app's API client list (its Developer settings): a client it lists (`id`
+ * as get-user gave it), or one it has just made, with the key the browser drew
+ * (`crypto.randomUUID()`). A key must be a random (version 4) UUID in lower case, as the browser
+ * draws them; the server keeps only its hash.
+ */
+export const ApiClientListEntry = z.looseObject({
+  id: z.union([z.string().max(100), z.number()]).optional(),
+  name: z.string().trim().min(1).max(100),
+  description: z.string().max(500).nullable().optional(),
+  api_key: z.string().regex(
+    /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    "expected a random (version 4) UUID in lower case",
+  ).optional(),
+}).meta({ id: "ApiClientListEntry" });
+export type ApiClientListEntry = z.infer<typeof ApiClientListEntry>;
+
+/**
+ * The `api` block the account page sends with every profile change. With `clients`, the caller's
+ * API clients become exactly the listed ones: new entries are created with their keys, listed ones
+ * renamed (or given the new key the page drew), unlisted ones revoked. Without it nothing changes.
+ */
+export const ApiClientList = z.looseObject({
+  clients: z.array(ApiClientListEntry).max(10).optional(),
+}).meta({ id: "ApiClientList" });
+export type ApiClientList = z.infer<typeof ApiClientList>;
+
 const displayNameLength = "expected 1 to 100 characters after trimming spaces";
 
 /**
@@ -145,10 +172,7 @@ export const UpdateUserBody = z.object({
   organized_play_id: z.string().trim().max(100).nullable().optional(),
   site_theme: siteTheme.optional(),
   subscribed_content_sources: ContentSourceSubscriptions.optional(),
-  // The web client's account page sends its whole `api` block back on every profile change. API
-  // clients are rows managed by create-api-client and delete-api-client (keys hashed, shown
-  // once), so the block is accepted and ignored.
-  api: z.unknown().optional(),
+  api: ApiClientList.nullable().optional(),
 });
 export type UpdateUserBody = z.infer<typeof UpdateUserBody>;
 

@@ -1,16 +1,23 @@
 -- Seed rows for local development and tests. Every name and description below was invented for
 -- this project.
 
--- Content: a small official published source with a few records of every type (ids 1..), and an
--- unpublished official source (id 2) whose rows must stay hidden from everyone but admins. Their
--- `group` values are the web client's shelves (docs/content.md). Every class, ancestry, archetype
--- and versatile heritage names its own trait, as the database would make one otherwise.
+-- Content: official sources at the ids the web client names (docs/web-client.md, "Official
+-- sources"): a small published Pathfinder core book (id 1) with a few records of every type, the
+-- shared core content the client always loads (id 3), and an unpublished official source (id 2)
+-- whose rows must stay hidden from everyone but admins. Their `group` values are the web client's
+-- shelves (docs/content.md); the shared core sits on none, as the client never offers to turn it
+-- off. Every class, ancestry, archetype and versatile heritage names its own trait, as the database
+-- would make one otherwise. Every record has the shape the client reads
+-- (tests/web_client_seed_test.ts): an item's `meta_data.bulk`, a spell's `heightened.text`, a
+-- creature's `details.description`.
 insert into public.content_source (id, name, description, is_published, url, "group", meta_data)
 overriding system value values
   (1, 'Wayfarer''s Primer', 'A pocket sampler of invented rules content for trying the service.',
     true, 'https://example.test/primer', 'pathfinder-core', '{"source": {"book": "Wayfarer''s Primer"}}'),
   (2, 'Unreleased Almanac', 'Draft material that is not published yet.', false, null, 'playtest',
-    '{}');
+    '{}'),
+  (3, 'Common Ground', 'The everyday actions and gear every game shares, whichever book it uses.',
+    true, null, null, '{}');
 
 insert into public.trait (id, content_source_id, name, description, meta_data)
 overriding system value values
@@ -36,15 +43,18 @@ insert into public.item
 overriding system value values
   (1, 1, 'Lantern of Quiet Hours', 2, 'UNCOMMON',
     'A hooded lantern whose light makes no sound of its own and keeps whispers from carrying.',
-    'GENERAL', '{"gp": 30}', '1', '{3}', '1', 'held in 1 hand', '{"inventory_label": "lantern"}'),
+    'GENERAL', '{"gp": 30}', '1', '{3}', '1', 'held in 1 hand',
+    '{"inventory_label": "lantern", "bulk": {}}'),
   (2, 1, 'Braided Climbing Cord', 0, 'COMMON',
     'Fifty feet of tightly braided cord with a knot every arm''s length.', 'GENERAL',
-    '{"sp": 5}', 'L', '{}', null, null, '{}'),
+    '{"sp": 5}', 'L', '{}', null, null, '{"bulk": {}}'),
   (3, 1, 'Emberglass Knife', 1, 'COMMON',
     'A short blade of smoky glass that stays faintly warm to the touch.', 'WEAPON',
-    '{"gp": 4}', 'L', '{1}', '1', null, '{}'),
+    '{"gp": 4}', 'L', '{1}', '1', null, '{"bulk": {}}'),
   (4, 2, 'Prototype Compass', 3, 'RARE', 'It points somewhere. Unfinished.', 'GENERAL',
-    '{"gp": 60}', 'L', '{}', null, null, '{}');
+    '{"gp": 60}', 'L', '{}', null, null, '{"bulk": {}}'),
+  (5, 3, 'Travel Satchel', 0, 'COMMON', 'A sturdy shoulder bag with room for a day''s needs.',
+    'GENERAL', '{"sp": 1}', 'L', '{}', null, 'worn', '{"bulk": {"capacity": 2, "ignored": 1}}');
 
 insert into public.spell
   (id, content_source_id, name, rank, traditions, description, "cast", range, targets, duration,
@@ -52,7 +62,8 @@ insert into public.spell
 overriding system value values
   (1, 1, 'Kindle Spark', 0, '{arcane,primal}',
     'You coax a spark into a nearby wick, tinder pile or pipe bowl.', 'two actions', '30 feet',
-    '1 object', null, '{1}', '{"+2": "The range grows by 30 feet."}'),
+    '1 object', null, '{1}',
+    '{"text": [{"amount": "+2", "text": "The range grows by 30 feet."}]}'),
   (2, 1, 'Rime Veil', 2, '{primal}',
     'A thin curtain of frost hangs in the air and slows whatever pushes through it.',
     'three actions', '60 feet', null, '1 minute', '{2}', null),
@@ -79,7 +90,10 @@ overriding system value values
   (5, 1, 'Lantern Flare', 'class-feature', 1, 'REACTION',
     'Your lantern flares to dazzle a foe who steps into its light.', '{}', '{5}',
     'once per 10 minutes', 'A creature enters your lantern''s light.'),
-  (6, 2, 'Hidden Feat', 'feat', 1, null, 'Not ready yet.', '{}', '{}', null, null);
+  (6, 2, 'Hidden Feat', 'feat', 1, null, 'Not ready yet.', '{}', '{}', null, null),
+  (7, 2, 'Draft Lineage', 'heritage', null, null, 'Not written yet.', '{}', '{12}', null, null),
+  (8, 3, 'Catch Your Breath', 'action', null, 'ONE-ACTION',
+    'You pause to steady your breathing before pressing on.', '{}', '{}', null, null);
 
 insert into public.class (id, content_source_id, name, description, skill_training_base, trait_id)
 overriding system value values
@@ -106,7 +120,7 @@ overriding system value values
 insert into public.versatile_heritage (id, content_source_id, name, description, trait_id, heritage_id)
 overriding system value values
   (1, 1, 'Mossborn', 'A lineage touched by old forests, open to any ancestry.', 7, 3),
-  (2, 2, 'Draft Heritage', 'Not written yet.', 12, null);
+  (2, 2, 'Draft Heritage', 'Not written yet.', 12, 7);
 
 insert into public.language (id, content_source_id, name, description, speakers, script, rarity)
 overriding system value values
@@ -128,14 +142,15 @@ overriding system value values
     '{"description": "A dusk-coloured moth as wide as a shield, drawn to lantern light."}'),
   (2, 1, 'Cinder Toad', 3, 'UNCOMMON',
     '{"description": "A squat toad whose back glows like banked coals."}'),
-  (3, 2, 'Draft Beast', 5, 'RARE', '{}');
+  (3, 2, 'Draft Beast', 5, 'RARE', '{"description": "Not written yet."}');
 
 insert into public.hazard (id, content_source_id, name, level, details)
 overriding system value values
   (1, 1, 'Slick Moss Patch', 0, '{"description": "A stretch of wet moss that sends the unwary sprawling."}'),
-  (2, 2, 'Draft Trap', 2, '{}');
+  (2, 2, 'Draft Trap', 2, '{"description": "Not written yet."}');
 
--- New rows get ids after the seeded ones.
+-- New rows get ids after the seeded ones; a new source's id also comes after the ids reserved for
+-- official sources (private.official_source_reserved_ids).
 do $$
 declare
   t text;
@@ -145,8 +160,9 @@ begin
     'creature', 'hazard']
   loop
     execute format(
-      'select setval(pg_get_serial_sequence(%L, ''id''), (select max(id) from public.%I))',
-      'public.' || t, t);
+      'select setval(pg_get_serial_sequence(%L, ''id''), greatest((select max(id) from public.%I), %s))',
+      'public.' || t, t, case when t = 'content_source'
+        then '(select max(r) from unnest(private.official_source_reserved_ids()) r)' else '0' end);
   end loop;
 end
 $$;

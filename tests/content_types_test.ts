@@ -219,7 +219,8 @@ for (const c of CASES) {
     deepStrictEqual(listed.map((r: { id: number }) => r.id), [created.id]);
     const official = successData(await call(`find-${c.slug}`, {}, opt));
     ok(Array.isArray(official) && official.length > 0, "the seed has official rows");
-    ok(official.every((r: { content_source_id: number }) => r.content_source_id === 1));
+    // The seed's official published sources: the Pathfinder core (1) and the shared core (3).
+    ok(official.every((r: { content_source_id: number }) => [1, 3].includes(r.content_source_id)));
 
     // Traits: rows carrying every listed trait.
     if (c.traits) {

@@ -258,7 +258,7 @@ test("a GAME-MASTER group member passes the tier-2 cap on new homebrew sources",
     token: member.access_token,
   });
   equal(refused.body.data.required_tier, 2);
-  await adminSql`insert into public.gm_group (gm_user_id, access_code) values (${gm.user_id}, 'abc123')`;
+  // The GAME-MASTER tier opened the group already; the member joins it.
   await adminSql`insert into public.gm_group_member (gm_user_id, user_id)
                  values (${gm.user_id}, ${member.user_id})`;
   const created = successData(

@@ -573,7 +573,8 @@ async function arrange(tx: postgres.TransactionSql): Promise<Fixture> {
   const spell = await one(tx`
     insert into public.spell (name, rank, content_source_id) values ('Spark', 1, ${source})
     returning id`);
-  await tx`insert into public.gm_group (gm_user_id, access_code) values (${gm}, 'code')`;
+  // The GAME-MASTER tier above opened the group (private.open_gm_group); its code is fixed here.
+  await tx`update public.gm_group set access_code = 'code' where gm_user_id = ${gm}`;
   await tx`insert into public.gm_group_member (user_id, gm_user_id) values (${owner}, ${gm})`;
   const campaign = await one(tx`
     insert into public.campaign (name, user_id) values ('Table', ${gm}) returning id`);

@@ -74,7 +74,7 @@ test("delete-content deletes the owner's character and campaign; others' stay", 
 });
 
 // The account page (frontend/src/pages/AccountPage.tsx) sends the whole profile on every change.
-test("update-user takes the account page's whole profile: api ignored, an empty image URL clears", async () => {
+test("update-user takes the account page's whole profile: its api list made real, an empty image URL clears", async () => {
   const user = await makeUser();
   const token = user.access_token;
   await call("update-user", { image_url: "https://example.test/me.png" }, { token });
@@ -104,7 +104,11 @@ test("update-user takes the account page's whole profile: api ignored, an empty 
   equal(after.display_name, "Alice");
   equal(after.image_url, null);
   equal(after.background_image_url, null);
-  deepStrictEqual(after.api, { clients: [] }, "an api block in update-user creates no client");
+  deepStrictEqual(
+    after.api.clients.map((c: { name: string }) => c.name),
+    ["New Client"],
+    "the page's new entry is a client (tests/web_client_app_test.ts has the whole flow)",
+  );
   equal(
     failMessage(await call("update-user", { image_url: "javascript:alert(1)" }, { token })),
     "Invalid value for image_url: invalid URL",

@@ -107,6 +107,7 @@ export const accountsEndpoints = {
     rules: [
       "`subscribed_content_sources` lists each `source_id` at most once.",
       "`site_theme` is at most 4000 characters long as JSON.",
+      "`api.clients`, when given, becomes the caller's API clients: an entry with a new `api_key` (a lower-case version 4 UUID the browser drew) is created with it, kept only as a hash; listed clients are renamed or given the entry's new key; unlisted clients are revoked. A key already in use is refused.",
     ],
     body: UpdateUserBody,
     result: z.literal(true),

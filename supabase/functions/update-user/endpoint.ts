@@ -1,7 +1,9 @@
 import { accountsEndpoints } from "@shared/contract/accounts.ts";
+import type { ApiClientListEntry } from "@shared/users.ts";
 import type postgres from "postgres";
 import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
+import { sha256Hex } from "../_shared/sha256.ts";
 
 /** The profile columns a user may write; the database's column grants allow exactly these. */
 const EDITABLE = [
@@ -14,10 +16,27 @@ const EDITABLE = [
   "subscribed_content_sources",
 ] as const;
 
+/**
+ * The account page's API client list as private.sync_api_clients takes it: each key replaced by
+ * its hash, so the key never reaches the database.
+ */
+function clientsToSync(clients: readonly ApiClientListEntry[]): postgres.JSONValue {
+  return clients.map(({ id, name, description, api_key }) => ({
+    id: id === undefined ? null : String(id),
+    name,
+    description: description ?? null,
+    key_hash: api_key === undefined ? null : sha256Hex(api_key),
+  }));
+}
+
 export const handler = endpoint(accountsEndpoints, "update-user", {
-  // One statement, sent with its COMMIT.
-  oneRoundTrip: () => true,
+  // One statement, sent with its COMMIT, unless the API client list is synced first.
+  oneRoundTrip: (body) => body.api?.clients === undefined,
   run: async ({ body, tx }) => {
+    const clients = body.api?.clients;
+    if (clients !== undefined) {
+      await tx`select private.sync_api_clients(${tx.json(clientsToSync(clients))})`.execute();
+    }
     const changes: Record<string, unknown> = {};
     for (const column of EDITABLE) {
       const value = body[column];
