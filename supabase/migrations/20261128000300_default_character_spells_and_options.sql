@@ -1,3 +1,5 @@
+-- Changes rows of public.character: an empty spells object becomes null (no spells yet)
+--
 -- A new character's defaults are the web client's (docs/web-client.md, "New characters"): no
 -- `spells` until the builder fills them (the client's spell and rest handlers build their own
 -- structure from `spells ?? {...}`, and an empty object skips it), and `options` with the dice

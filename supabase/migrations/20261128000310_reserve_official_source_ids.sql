@@ -1,3 +1,24 @@
+-- Changes rows of public.content_source: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.trait: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.item: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.spell: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.class: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.ability_block: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.ancestry: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.archetype: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.class_archetype: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.versatile_heritage: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.language: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.background: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.creature: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.hazard: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.content_update: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.character: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.campaign: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of public.public_user: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of private.content_source_unlock: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+-- Changes rows of private.content_source_unlock_failure: a homebrew source at a reserved id moves to a new id, and so does every mention of it
+--
 -- The web client names three content sources by id (frontend/src/constants/data.ts of the
 -- reference): 1 is the Pathfinder core book, 3 the core content both game systems share (always
 -- loaded, whatever a character enables) and 579 the Starfinder core book. Those ids belong to
