@@ -43,9 +43,9 @@ test("a method other than POST is refused with 405 and a JSend fail", async () =
   match(body.data.message, /POST/);
 });
 
-test("a missing bearer gets 401 and counts against the per-IP budget", async () => {
+test("no credential is the signed-out caller and counts against the per-IP budget", async () => {
   const res = await call("find-api-client", {});
-  match(failMessage(res, 401), /Missing bearer token/);
+  match(failMessage(res, 401), /^Signed out: sign in/);
   assertRateHeaders(res.headers, 30);
 });
 
