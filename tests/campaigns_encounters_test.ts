@@ -60,7 +60,7 @@ test("create-encounter needs a name, and combatants.list to be a list of objects
         token: gm.access_token,
       }),
     ),
-    "Invalid value for combatants.list.0: expected record, received string",
+    "Invalid value for combatants.list.0: invalid input: expected record, received string",
   );
 });
 

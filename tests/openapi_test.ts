@@ -276,11 +276,12 @@ test("openapi: request bodies state the rules of every string, key and open valu
   const name = at(component(at(document, "components", "schemas", "CampaignInsert")), "properties");
   ok(!new RegExp(String(at(name, "name", "pattern")), "u").test("   "));
   ok(new RegExp(String(at(name, "name", "pattern")), "u").test(" a "));
-  // get-user's profile id is a positive integer.
+  // get-user's `_id` is a profile id (a positive integer) or a user's UUID.
   const getUser = at(document, "paths", "/get-user", "post", "requestBody", "content");
   deepStrictEqual(
-    at(getUser, "application/json", "schema", "properties", "_id", "type"),
-    "integer",
+    at(getUser, "application/json", "schema", "properties", "_id", "anyOf")
+      .map((variant: { type: string; format?: string }) => [variant.type, variant.format]),
+    [["string", "uuid"], ["integer", undefined]],
   );
 });
 
