@@ -45,7 +45,10 @@ export interface RetryOptions {
 export interface RpgClientOptions {
   /** The project's origin; functions are under `/functions/v1` (local: `http://127.0.0.1:54321`). */
   url?: string | undefined;
-  /** Bearer: a 36-character API key, a user's access token, or the service secret. */
+  /**
+   * Bearer: a 36-character API key, a user's access token, or the service secret. Without one the
+   * calls are signed out, as with the project's publishable key: public reads only.
+   */
   token?: string | undefined;
   /** The project's publishable key, sent as `apikey` only (the functions do not need it). */
   publishableKey?: string | undefined;

@@ -3,16 +3,17 @@ import { Id, IdFilter, JsonObject, SaveId, Timestamp, UserId } from "./common.ts
 
 // An encounter (a GM's combat tracker) and the bodies of create-encounter and find-encounter.
 
-/** One side of a fight: an embedded creature or a character id, with its live state. */
-export const Combatant = z.looseObject({
-  _id: z.string().max(100),
-  type: z.enum(["CREATURE", "CHARACTER"]),
-  ally: z.boolean(),
-  initiative: z.number().optional(),
-  creature: JsonObject.optional(),
-  character: Id.optional(),
-  data: JsonObject.optional(),
-}).meta({ id: "Combatant" });
+// `combatants` and `meta_data` are the client's own objects: the service relies on nothing inside
+// them, so it checks only that they are objects (and `combatants.list` a list of objects) and
+// takes whatever else the client writes there, nulls included.
+
+/** One side of a fight, as the web client keeps it; its keys are the client's business. */
+export const Combatant = JsonObject.meta({
+  id: "Combatant",
+  description: "The web client writes `_id` (string), `type` (CREATURE or CHARACTER), `ally`, " +
+    "`initiative`, and `creature` (an embedded creature) or `character` (a character id), with " +
+    "`data` (its live state)",
+});
 export type Combatant = z.infer<typeof Combatant>;
 
 /** The combatants of an encounter. */
@@ -20,13 +21,12 @@ export const Combatants = z.looseObject({ list: z.array(Combatant).max(1_000) })
   id: "Combatants",
 });
 
-/** An encounter's notes for the GM. */
-export const EncounterMetaData = z.looseObject({
-  description: z.string().optional(),
-  /** The mean of the players' levels: may be fractional. */
-  party_level: z.number().min(-1_000).max(1_000).optional(),
-  party_size: z.int32().optional(),
-}).meta({ id: "EncounterMetaData" });
+/** An encounter's notes for the GM; its keys are the client's business. */
+export const EncounterMetaData = JsonObject.meta({
+  id: "EncounterMetaData",
+  description: "The web client writes `description`, and `party_level` (the mean of the " +
+    "allies' levels, null without allies) and `party_size`",
+});
 
 /** The fields an encounter's owner writes. */
 const writable = {
@@ -41,13 +41,12 @@ const writable = {
 /** The columns of an encounter its owner may write. */
 export const ENCOUNTER_WRITABLE_FIELDS = Object.keys(writable) as (keyof typeof writable)[];
 
-/** The fields a new encounter must have. */
+/**
+ * The fields a new encounter must have; the database gives the others their defaults (icon
+ * `combat`, color `#359fdf`, combatants `{list: []}`, meta_data `{}`).
+ */
 export const ENCOUNTER_REQUIRED_FIELDS = [
   "name",
-  "icon",
-  "color",
-  "combatants",
-  "meta_data",
 ] as const satisfies readonly (keyof typeof writable)[];
 
 /** An encounter as stored. */
@@ -60,8 +59,8 @@ export const Encounter = z.object({
 export type Encounter = z.infer<typeof Encounter>;
 
 /**
- * Body of create-encounter: without `id` (or with -1) a new encounter, which needs `name`, `icon`,
- * `color`, `combatants` and `meta_data`; with `id` a partial update of one the caller owns.
+ * Body of create-encounter: without `id` (or with -1) a new encounter, which needs only `name` (the
+ * other fields have defaults); with `id` a partial update of one the caller owns.
  */
 export const CreateEncounterBody = z.object(writable).partial().extend({ id: SaveId }).meta({
   id: "CreateEncounterBody",

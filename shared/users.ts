@@ -103,16 +103,22 @@ export type OwnProfile = z.infer<typeof OwnProfile>;
 /**
  * Body of get-user: nothing for the caller's own profile, or another user by UUID or profile id.
  * An unknown key is refused, so a misspelled id cannot silently return the caller's own profile.
+ * With an API key only `{}` is taken (a key reads its owner's profile, never another's).
  */
 export const GetUserBody = z.strictObject({
   id: UserId.optional(),
-  // A profile id; a numeric string is read as that number. zod's conversion of a coercion says only
-  // "number", so the document is told the integer this is.
-  _id: z.coerce.number().pipe(Id).meta({
-    type: "integer",
-    exclusiveMinimum: 0,
-    maximum: Number.MAX_SAFE_INTEGER,
-    description: "Another user's profile id (the `id` of a public profile)",
+  // The reference's `_id`: a profile id (a numeric string is read as that number), or a user's
+  // UUID as the web app's consent page sends it.
+  _id: z.union([
+    UserId,
+    Id.meta({
+      type: "integer",
+      exclusiveMinimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+    }),
+  ]).meta({
+    description:
+      "Another user's profile id (the `id` of a public profile), or their UUID (as `id` takes it)",
   }).optional(),
 });
 export type GetUserBody = z.infer<typeof GetUserBody>;

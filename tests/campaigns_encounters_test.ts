@@ -47,20 +47,20 @@ test("create-encounter is refused at tier 0 and allowed at tier 1", async () => 
   deepStrictEqual(created.meta_data, ENCOUNTER.meta_data);
 });
 
-test("create-encounter names a missing required field", async () => {
+test("create-encounter needs a name, and combatants.list to be a list of objects", async () => {
   const gm = await makeUser({ tier: 1 });
-  const { icon: _icon, ...withoutIcon } = ENCOUNTER;
+  const { name: _name, ...withoutName } = ENCOUNTER;
   equal(
-    failMessage(await call("create-encounter", withoutIcon, { token: gm.access_token })),
-    "Missing required field: icon",
+    failMessage(await call("create-encounter", withoutName, { token: gm.access_token })),
+    "Missing required field: name",
   );
   equal(
     failMessage(
-      await call("create-encounter", { ...ENCOUNTER, combatants: { list: [{ _id: "x" }] } }, {
+      await call("create-encounter", { ...ENCOUNTER, combatants: { list: ["x"] } }, {
         token: gm.access_token,
       }),
     ),
-    "Missing required field: combatants.list.0.type",
+    "Invalid value for combatants.list.0: invalid input: expected record, received string",
   );
 });
 

@@ -143,7 +143,7 @@ test("the anon key reads public profiles, proposals on public books and their st
   deepStrictEqual(profile.api, { clients: [] });
   equal(
     failMessage(await asVisitor("get-user", {}), 401),
-    "The anon key carries no user: sign in to do this",
+    "Signed out: sign in (or send an API key) to do this",
   );
 
   const pending = successData(await asVisitor("find-content-update", { state: "PENDING" }));
@@ -175,7 +175,7 @@ test("the anon key reads a public character but not a private one, and writes no
   equal(successData(await asVisitor("find-character", { id: hidden.id })), null);
   deepStrictEqual(successData(await asVisitor("find-character", {})), []);
 
-  const signIn = "The anon key carries no user: sign in to do this";
+  const signIn = "Signed out: sign in (or send an API key) to do this";
   equal(failMessage(await asVisitor("create-character", { name: "Nope" }), 401), signIn);
   // As the reference answers a signed-out web client: success, no access, nothing written.
   deepStrictEqual(

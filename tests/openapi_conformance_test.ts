@@ -135,12 +135,9 @@ const documentedRules: Record<
       return body;
     },
   },
-  "find-character": {
-    mentions: ["With an API key, `id` is one integer"],
-    apply: (body, via, world) => {
-      if (via === "apiKey" && Array.isArray(body.id)) body.id = body.id[0] ?? world.characterId;
-      return body;
-    },
+  "get-user": {
+    mentions: ["With an API key the body is `{}`"],
+    apply: (body, via) => via === "apiKey" ? {} : body,
   },
 };
 

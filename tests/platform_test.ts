@@ -44,9 +44,9 @@ test("a method other than POST is refused with 405 and a JSend fail", async () =
   match(body.data.message, /POST/);
 });
 
-test("a missing bearer gets 401 and counts against the per-IP budget", async () => {
+test("no credential is the signed-out caller and counts against the per-IP budget", async () => {
   const res = await call("find-api-client", {});
-  match(failMessage(res, 401), /Missing bearer token/);
+  match(failMessage(res, 401), /^Signed out: sign in/);
   assertRateHeaders(res.headers, 30);
 });
 
@@ -68,7 +68,10 @@ test("a JWT with a bad signature, expired, or without a user gets 401", async ()
   const expired = await signed({ ...base, exp: now - 10 });
   match(failMessage(await call("find-api-client", {}, { token: expired }), 401), /expired/);
   const anon = await signed({ role: "anon", exp: now + 600 });
-  match(failMessage(await call("find-api-client", {}, { token: anon }), 401), /no user/);
+  match(
+    failMessage(await call("find-api-client", {}, { token: anon }), 401),
+    /^Signed out: sign in/,
+  );
   const roleless = await signed({
     sub: user.user_id,
     aud: "authenticated",

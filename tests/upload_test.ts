@@ -10,6 +10,7 @@ Deno.env.set("STORAGE_BACKEND", "local");
 const { adminSql, call, failMessage, makeApiKey, makeUser, server, successData, test } =
   await import("./_harness.ts");
 const { MAX_UPLOAD_BYTES } = await import("@shared/uploads.ts");
+const { callSignedOut } = await import("./support/signed_out.ts");
 const { localStorageRoot } = await import(
   "../supabase/functions/_shared/storage/local_store.ts"
 );
@@ -195,7 +196,7 @@ test("upload-public-file needs supporter tier 1 or higher", async () => {
   await adminSql`update public.public_user set is_community_paragon = true
     where user_id = ${paragon.user_id}`;
   ok(successData(await call("upload-public-file", body, { token: paragon.access_token })).url);
-  equal((await call("upload-public-file", body)).status, 401);
+  match(failMessage(await callSignedOut("upload-public-file", body), 401), /^Signed out: sign in/);
 });
 
 test("upload-public-file caps the file at 2 MiB: an oversize body is 413 before decoding", async () => {

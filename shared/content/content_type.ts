@@ -1,5 +1,9 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { type ContentTypeName, tableOf } from "../content_type_names.ts";
+import { ExactNameFilter } from "./fields.ts";
+
+/** How a find's `name` matches: the whole name, or any part of it (both in any case). */
+export type NameMatch = "exact" | "part";
 
 /** What the contract knows of one content type; each type's module declares its own. */
 export interface ContentTypeContract<
@@ -23,6 +27,8 @@ export interface ContentTypeContract<
   save: Save;
   /** Body of `find-<type>`. */
   find: Find;
+  /** How `find-<type>` matches `name`: exactly where interface.md lists it, else by part. */
+  nameMatch: NameMatch;
   /** Result of `find-<type>`: one record or null for one id, else a list. */
   found: Found;
   /** The search-data bucket of the type; null when search does not cover it. */
@@ -40,9 +46,19 @@ export interface ContentTypeContract<
   saveRules?: readonly string[];
 }
 
-/** A content type's entry, its table named as every table is: after the type. */
-export function contentType<const T extends Omit<ContentTypeContract, "table">>(
+/**
+ * A content type's entry, its table named as every table is: after the type, and how its find
+ * matches `name` as its find body's schema says (ExactNameFilter or not).
+ */
+export function contentType<const T extends Omit<ContentTypeContract, "table" | "nameMatch">>(
   entry: T,
-): T & { table: string } {
-  return { ...entry, table: tableOf(entry.name) };
+): T & { table: string; nameMatch: NameMatch } {
+  return { ...entry, table: tableOf(entry.name), nameMatch: nameMatchOf(entry.find) };
+}
+
+function nameMatchOf(find: z.ZodType): NameMatch {
+  const body = find instanceof z.ZodPipe ? find.in : find;
+  const name = body instanceof z.ZodObject ? body.shape.name : undefined;
+  const filter = name instanceof z.ZodOptional ? name.unwrap() : name;
+  return filter === ExactNameFilter ? "exact" : "part";
 }

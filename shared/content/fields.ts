@@ -97,10 +97,35 @@ export function contentSchemas<const N extends string, const F extends z.ZodRawS
   return { Resource, Save, Result };
 }
 
-/** Filters every find endpoint takes: `id`, `name` (exact, any case), `content_sources`. */
+/** A find's `name` as it is compared: trimmed, typographic apostrophes made plain. */
+const nameFilter = (description: string) =>
+  z.string().trim().min(1).max(200).overwrite((s) => s.replaceAll("’", "'")).meta({
+    description,
+  });
+
+/**
+ * `name` where interface.md lists the parameter (find-spell, find-language): a case-insensitive
+ * exact match, never fuzzy.
+ */
+export const ExactNameFilter = nameFilter("The record's name, matched exactly in any case");
+
+/**
+ * `name` on the other find endpoints, where interface.md lists no `name`: any part of the
+ * record's name in any case ("hearth" finds "Hearthling"); the answer is ordered by name, then id,
+ * records of exactly that name first.
+ */
+export const NamePartFilter = nameFilter(
+  "Part of the record's name, in any case; the answer is ordered by name, then id, except " +
+    "that records of exactly that name come first",
+);
+
+/**
+ * Filters every find endpoint takes: `id`, `name` (a part of the name, any case; find-spell and
+ * find-language replace it with an exact match), `content_sources`.
+ */
 export const findBase = {
   id: IdFilter.optional(),
-  name: z.string().trim().min(1).max(200).overwrite((s) => s.replaceAll("’", "'")).optional(),
+  name: NamePartFilter.optional(),
   content_sources: z.array(Id).max(1_000).optional(),
   /** The admin tools' filters: applied where the type has the column, else ignored. */
   level: z.int32().optional(),

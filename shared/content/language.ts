@@ -1,7 +1,16 @@
 import { z } from "zod";
 import { Id } from "../common.ts";
 import { Availability, Rarity } from "../enums.ts";
-import { contentSchemas, Deprecated, findBase, MetaData, Name, ShortText, Text } from "./fields.ts";
+import {
+  contentSchemas,
+  Deprecated,
+  ExactNameFilter,
+  findBase,
+  MetaData,
+  Name,
+  ShortText,
+  Text,
+} from "./fields.ts";
 import { contentType } from "./content_type.ts";
 import { ContentHit } from "../search_rows.ts";
 
@@ -21,7 +30,7 @@ export const { Resource: Language, Save: SaveLanguageBody, Result: FindLanguageR
 export type Language = z.infer<typeof Language>;
 
 /** Body of find-language. */
-export const FindLanguageBody = z.strictObject(findBase);
+export const FindLanguageBody = z.strictObject({ ...findBase, name: ExactNameFilter.optional() });
 
 /** The language content type: its registry entry. */
 export const languageType = contentType({

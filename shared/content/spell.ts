@@ -4,6 +4,7 @@ import { Availability, Rarity } from "../enums.ts";
 import {
   contentSchemas,
   Deprecated,
+  ExactNameFilter,
   findBase,
   IdList,
   MetaData,
@@ -51,7 +52,11 @@ export const SaveSpellBody = spell.Save;
 export const FindSpellResult = spell.Result;
 
 /** Body of find-spell. */
-export const FindSpellBody = z.strictObject({ ...findBase, ...traitsFilter });
+export const FindSpellBody = z.strictObject({
+  ...findBase,
+  name: ExactNameFilter.optional(),
+  ...traitsFilter,
+});
 
 /** The spell content type: its registry entry. */
 export const spellType = contentType({

@@ -21,7 +21,7 @@ import {
   PublicProfile,
   UpdateUserBody,
 } from "../users.ts";
-import type { EndpointContract } from "./entry.ts";
+import { type EndpointContract, USER_OR_KEY } from "./entry.ts";
 
 export const accountsEndpoints = {
   "create-api-client": {
@@ -61,7 +61,11 @@ export const accountsEndpoints = {
     summary: "Reads the caller's own profile, or another user's public profile by id or _id",
     area: "accounts",
     effect: "read",
-    auth: ["jwt"],
+    auth: USER_OR_KEY,
+    rules: [
+      "With an API key the body is `{}`: the key's owner's own profile, without what a key may " +
+      "not learn (`patreon.game_master.access_code` is null and `api.clients` is empty).",
+    ],
     body: GetUserBody,
     result: z.union([OwnProfile, PublicProfile]),
   },

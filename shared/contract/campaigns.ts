@@ -34,6 +34,12 @@ export const campaignsEndpoints = {
     effect: "destructive",
     auth: USER_OR_KEY,
     createRequires: ENCOUNTER_REQUIRED_FIELDS,
+    rules: [
+      "A new encounter needs only `name`: `icon` defaults to `combat`, `color` to `#359fdf`, " +
+      "`combatants` to `{list: []}` and `meta_data` to `{}`.",
+      "`combatants` and `meta_data` are the client's own: any JSON object is kept as written " +
+      "(`combatants.list` a list of objects).",
+    ],
     body: CreateEncounterBody,
     result: Encounter,
   },

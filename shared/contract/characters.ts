@@ -48,7 +48,11 @@ export const charactersEndpoints = {
     effect: "read",
     auth: USER_OR_KEY,
     perCharacter: true,
-    rules: ["With an API key, `id` is one integer: a list of ids is refused."],
+    rules: [
+      "With an API key, one integer `id` needs the key's grant on that character (403 without); " +
+      "a list of ids, like the other filters, answers the characters among them that the key " +
+      "holds a grant for (possibly `[]`).",
+    ],
     body: FindCharacterBody,
     result: FindCharacterResult,
   },

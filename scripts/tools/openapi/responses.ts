@@ -140,7 +140,11 @@ function describeAuth(accepted: readonly AuthKind[]): string {
   };
   const list = accepted.map((kind) => names[kind]);
   const joined = list.length > 1 ? `${list.slice(0, -1).join(", ")} or ${list.at(-1)}` : list[0];
-  return `Accepts ${joined ?? "no credentials"}.`;
+  const signedOut = accepted.includes("jwt")
+    ? " A call without credentials is signed out, as with the project's anon key: it reads " +
+      "only what is public, and what needs a user is refused with 401."
+    : "";
+  return `Accepts ${joined ?? "no credentials"}.${signedOut}`;
 }
 
 export function securitySchemes(): JsonObject {
@@ -150,7 +154,8 @@ export function securitySchemes(): JsonObject {
       scheme: "bearer",
       bearerFormat: "JWT",
       description: "A Supabase Auth access token of a signed-in user (any bearer that is not " +
-        "36 characters long)",
+        "36 characters long). The project's anon or publishable key, or no Authorization at " +
+        "all, is the signed-out caller: public reads only",
     },
     apiKey: {
       type: "http",

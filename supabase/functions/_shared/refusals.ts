@@ -27,9 +27,6 @@ export const refusals = {
     new Fail("Method not allowed: every endpoint takes POST with a JSON body", 405, {}, {
       Allow: "POST, OPTIONS",
     }),
-  /** 401: no Authorization header on an endpoint that needs one. */
-  missingBearer: () =>
-    new Fail("Missing bearer token: send Authorization: Bearer <API key or JWT>", 401),
   /** 401: a bearer that is neither an API key nor a JWT (section 8 of the endpoint notes). */
   malformedBearer: () => new Fail(MALFORMED_TOKEN, 401),
   /** 401: anything but the service secret on a service-only endpoint. */
@@ -76,8 +73,11 @@ export const refusals = {
   unknownPublishableKey: () =>
     new Fail("Invalid token: this publishable key is not one of this project's keys", 401),
   anonKeyWithUser: () => new Fail("Invalid token: an anon key must not name a user (sub)", 401),
-  /** 401: the project's anon key (signed out) asked for something only a user may do. */
-  signInRequired: () => new Fail("The anon key carries no user: sign in to do this", 401),
+  /**
+   * 401: a signed-out caller (the project's anon or publishable key, or no credential at all)
+   * asked for something only a user may do.
+   */
+  signInRequired: () => new Fail("Signed out: sign in (or send an API key) to do this", 401),
 } as const;
 
 /**

@@ -25,9 +25,16 @@ export const handler = endpoint(accountsEndpoints, "get-user", {
   // Every statement is sent before any answer is awaited: one round trip with the COMMIT.
   oneRoundTrip: () => true,
   readOnly: true,
-  run: async ({ body, tx }) => {
+  run: async ({ body, caller, tx }) => {
+    if (caller.kind === "api_key" && (body.id !== undefined || body._id !== undefined)) {
+      throw fail("An API key reads only its owner's profile: send {}", {
+        field: body.id === undefined ? "_id" : "id",
+      });
+    }
     if (body.id === undefined && body._id === undefined) {
-      // The caller's own row and GM group, through their owner-only select policies.
+      // The caller's own row, GM group and API clients, through their owner-only select policies.
+      // Under an API key the policies admit the profile row only: the group (its access code) and
+      // the clients stay hidden, so the key reads a null code and no clients.
       const selected = tx<ProfileRow[]>`
         select u.id, u.user_id, u.created_at, u.display_name, u.image_url,
                u.background_image_url, u.site_theme, u.summary, u.organized_play_id,
@@ -61,6 +68,8 @@ export const handler = endpoint(accountsEndpoints, "get-user", {
       };
     }
     // The profile and the clients its owner has authorized on the caller's characters.
+    const userId = typeof body._id === "string" ? body._id : body.id ?? null;
+    const profileId = typeof body._id === "number" ? body._id : null;
     const [other] = await tx<(Omit<z.input<typeof PublicProfile>, "patreon" | "api"> & {
       supporter_tier: number;
       clients: ApiClientRow[];
@@ -73,7 +82,7 @@ export const handler = endpoint(accountsEndpoints, "get-user", {
                                                  'description', c.description) order by c.id)
                from private.clients_granted_to_caller(p.user_id) c
              ), '[]') as clients
-      from private.public_profile(${body.id ?? null}, ${body._id ?? null}) p`.execute();
+      from private.public_profile(${userId}, ${profileId}) p`.execute();
     if (!other) throw fail("User not found");
     const { supporter_tier, clients, ...profile } = other;
     // Parsed here so that nothing beyond the public columns can ever reach the caller.

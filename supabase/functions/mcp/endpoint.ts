@@ -8,7 +8,6 @@ import { bearerHeader } from "../_shared/auth/classify_bearer.ts";
 import { errorBody, Fail, failBody, jsonResponse } from "../_shared/envelope.ts";
 import { log } from "../_shared/log.ts";
 import { readBodyCapped } from "../_shared/read_body.ts";
-import { refusals } from "../_shared/refusals.ts";
 import type { FunctionHandler } from "../_shared/serve.ts";
 import { type CallOrigin, callTool } from "./call_tool.ts";
 import {
@@ -80,8 +79,13 @@ async function exchange(req: Request, origin: CallOrigin): Promise<Response> {
     );
   }
   if (bearerHeader(req.headers) === null) {
-    const missing = refusals.missingBearer();
-    throw new Fail(missing.message, 401, {}, { "WWW-Authenticate": "Bearer" });
+    // An assistant host acts for someone: unlike the API's signed-out reads, MCP asks for a bearer.
+    throw new Fail(
+      "Missing bearer token: send Authorization: Bearer <API key or JWT>",
+      401,
+      {},
+      { "WWW-Authenticate": "Bearer" },
+    );
   }
   // Read here, under the API's cap and time limit, rather than by the transport.
   const text = await readBodyCapped(req, MAX_MESSAGE_BYTES);

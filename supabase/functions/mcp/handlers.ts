@@ -43,6 +43,7 @@ import { handler as findTrait } from "../find-trait/endpoint.ts";
 import { handler as findVersatileHeritage } from "../find-versatile-heritage/endpoint.ts";
 import { handler as getContentSourceStats } from "../get-content-source-stats/endpoint.ts";
 import { handler as getContentVersions } from "../get-content-versions/endpoint.ts";
+import { handler as getUser } from "../get-user/endpoint.ts";
 import { handler as removeFromCampaign } from "../remove-from-campaign/endpoint.ts";
 import { handler as resetCampaignKey } from "../reset-campaign-key/endpoint.ts";
 import { handler as searchData } from "../search-data/endpoint.ts";
@@ -92,6 +93,7 @@ export const toolHandlers: Readonly<Record<ToolName, EndpointHandler>> = {
   "find-versatile-heritage": findVersatileHeritage,
   "get-content-source-stats": getContentSourceStats,
   "get-content-versions": getContentVersions,
+  "get-user": getUser,
   "remove-from-campaign": removeFromCampaign,
   "reset-campaign-key": resetCampaignKey,
   "search-data": searchData,

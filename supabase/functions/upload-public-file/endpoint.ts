@@ -4,6 +4,7 @@ import { actsForUser } from "../_shared/auth/identity.ts";
 import { endpoint } from "../_shared/endpoint.ts";
 import { type Bytes, decodeStrictBase64 } from "../_shared/base64.ts";
 import { fail } from "../_shared/envelope.ts";
+import { refusals } from "../_shared/refusals.ts";
 import { sha256Hex } from "../_shared/sha256.ts";
 import { type ImageFormat, sniffImageFormat } from "../_shared/storage/image_format.ts";
 import { objectName } from "../_shared/storage/object_name.ts";
@@ -19,7 +20,8 @@ export const handler = endpoint(uploadsEndpoints, "upload-public-file", {
   // The file is written to Storage before the transaction commits.
   waitsForBudget: true,
   run: async ({ body, caller, tx }) => {
-    if (!actsForUser(caller)) throw fail("User not found");
+    // Checked before anything is written to Storage, which no rollback undoes.
+    if (!actsForUser(caller)) throw refusals.signInRequired();
     const bytes = decodeBase64(body.data);
     if (bytes.byteLength > MAX_UPLOAD_BYTES) {
       throw fail("Invalid value for data: the file is larger than 2 MiB");

@@ -43,7 +43,8 @@ export type Credential =
  * Resolves the credential of a request to an endpoint accepting `accepted`. Buckets: a usable
  * token counts in its own (hashed) bucket; an API key that does not resolve also counts against
  * the client's address (`api_key_standing.ts` says when); the anon key (shared by every signed-out
- * visitor), no credential and anything unrecognised count against the client's address only.
+ * visitor), no credential (the same signed-out caller) and anything unrecognised count against the
+ * client's address only.
  */
 export async function resolveCredential(
   header: string | null,
@@ -66,9 +67,12 @@ export async function resolveCredential(
   const notAccepted = serviceOnly ? refusals.serviceSecretOnly : refusals.apiKeyNotAccepted;
   switch (bearer.kind) {
     case "none":
+      // No credential is the signed-out caller, as the project's public anon key is: it widens
+      // nothing that key does not already give anyone.
+      if (accepted.includes("jwt")) return { kind: "anon", buckets: [byAddress] };
       return accepted.includes("none")
         ? { kind: "none", buckets: [byAddress] }
-        : refuse(refusals.missingBearer(), byAddress);
+        : refuse(notAccepted(), byAddress);
     case "malformed":
       return refuse(serviceOnly ? notAccepted() : refusals.malformedBearer(), byAddress);
     case "secret_key":

@@ -34,10 +34,10 @@ export function selectList(table: ContentTable): string {
 }
 
 /**
- * The one find implementation behind every find-<type>: `id` (one or many), `name` exact in any
- * case, `content_sources` (omitted or empty: official published sources only, unless an id or a
+ * The one find implementation behind every find-<type>: `id` (one or many), `name` in any case
+ * (the whole name or a part of it, as the type's contract says), `content_sources` (omitted or empty: official published sources only, unless an id or a
  * lifting filter is given), the table's extra filters; row-level policies decide visibility.
- * Ordered by name then id.
+ * Ordered by name then id (by part of a name, a record of that whole name first).
  */
 export async function findContent<S extends z.ZodObject>(
   tx: Tx,
@@ -107,8 +107,18 @@ export function findStatement(
       `t.id = any(${param(typeof body.id === "number" ? [body.id] : body.id, "bigint[]")})`,
     );
   }
+  // By part of a name, the record of that whole name comes first: the web client takes the first
+  // record a name finds as the record of that name ("Fire", not "Bonfire").
+  let wholeNameFirst = "";
   if (body.name !== undefined) {
-    where.push(`lower(t.name) = lower(${param(body.name, "text")})`);
+    const name = param(body.name, "text");
+    if (table.nameMatch === "exact") {
+      where.push(`lower(t.name) = lower(${name})`);
+    } else {
+      // strpos, not like: nothing in the part (`%`, `_`) is a pattern.
+      where.push(`strpos(lower(t.name), lower(${name})) > 0`);
+      wholeNameFirst = `lower(t.name) <> lower(${name}), `;
+    }
   }
   let lifted = body.id !== undefined;
   for (const [key, filter] of Object.entries(table.filters)) {
@@ -139,6 +149,6 @@ export function findStatement(
 
   const query = `select ${selectList(table)} from public.${ident(table.table)} t
     ${where.length > 0 ? `where ${where.join(" and ")}` : ""}
-    order by t.name, t.id`;
+    order by ${wholeNameFirst}t.name, t.id`;
   return { text: query, params, defaultSourcesOnly };
 }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ContentTypeContract } from "@shared/content/content_type.ts";
+import type { ContentTypeContract, NameMatch } from "@shared/content/content_type.ts";
 import type { ContentTypeName } from "@shared/content_type_names.ts";
 /** How an extra find filter matches its column. */
 export interface ExtraFilter {
@@ -31,6 +31,8 @@ export interface ContentTable<S extends z.ZodObject = z.ZodObject> {
   sourceColumn: "content_source_id" | "id";
   /** Find filters beyond `id`, `name` and `content_sources`, by body key. */
   filters: Readonly<Record<string, ExtraFilter>>;
+  /** How a find matches `name`. */
+  nameMatch: NameMatch;
   /** Columns read through an expression over alias `t` instead of directly. */
   computed?: Readonly<Record<string, string>>;
 }
@@ -115,6 +117,7 @@ export function contentTable<T extends ContentTypeContract>(type: T): ContentTab
     resource: type.resource,
     sourceColumn,
     filters,
+    nameMatch: type.nameMatch,
     ...(computed ? { computed } : {}),
   };
 }
