@@ -20,6 +20,8 @@ const OUTSIDE = new Set([
   "10000000000000_demote-postgres.sql",
   "dist/",
   "dist/umd/supabase.js",
+  // supabase/cli's local API proxy (docs/deploy.md, "The client address").
+  "packages/stack/src/ApiProxy.ts",
   // Written by a run or a deploy, or by the user: data, screenshots, configuration, served files.
   ".data/",
   "test-artifacts/screenshots/",
