@@ -3,7 +3,6 @@
  * names built from word parts, descriptions of 30 to 150 words, traits, levels and the per-type
  * fields advanced search filters on. The same seed always gives the same rows.
  */
-
 import type postgres from "postgres";
 
 /** A seeded pseudo-random source (mulberry32): fast, tiny, and the same on every machine. */
@@ -16,8 +15,7 @@ export class Random {
 
   /** A float in [0, 1). */
   next(): number {
-    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
-    let t = this.#state;
+    let t = this.#state = (this.#state + 0x6d2b79f5) >>> 0;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
@@ -168,15 +166,25 @@ const TOPICAL_TAIL: readonly string[] = (() => {
     lore.add(`${random.pick(ONSETS)}${random.pick(MIDDLES)}${random.pick(CODAS)}`.toLowerCase());
   }
   const loreWords = [...lore].filter((w) => !VOCABULARY.includes(w));
-  const tail: string[] = [];
-  for (let i = 0; i < Math.max(TOPIC_WORDS.length, loreWords.length); i++) {
-    const topic = TOPIC_WORDS[i];
-    const made = loreWords[i];
-    if (topic) tail.push(topic);
-    if (made) tail.push(made);
-  }
-  return tail;
+  const length = Math.max(TOPIC_WORDS.length, loreWords.length);
+  return Array.from({ length }, (_, i) => [TOPIC_WORDS[i], loreWords[i]])
+    .flat().filter((w) => w !== undefined);
 })();
+
+const PREREQUISITES = words(
+  "trained in Athletics|trained in Acrobatics|trained in Arcana|trained in Stealth|" +
+    "trained in Medicine|expert in Athletics|expert in Perception|expert in Stealth|" +
+    "master in Athletics|Strength +2|Dexterity +2|Wisdom +2|Charisma +2|Intelligence +2|" +
+    "Constitution +2",
+  "|",
+);
+const SPELL_AREAS = words("10-foot burst|15-foot cone|30-foot line|20-foot emanation", "|");
+const SPELL_TARGETS = words("1 creature|up to 3 creatures|1 object|you", "|");
+const DURATIONS = words("1 round|1 minute|10 minutes|sustained up to 1 minute", "|");
+const USAGES = words("held in 1 hand|held in 2 hands|worn cloak|worn amulet", "|");
+const ABILITY_TYPES = words("feat action class-feature physical-feature sense heritage mode");
+const ACTIONS = words("ONE-ACTION TWO-ACTIONS THREE-ACTIONS REACTION FREE-ACTION");
+const FREQUENCIES = words("once per day|once per round|once per 10 minutes", "|");
 
 /** The content tables of the corpus and their share of the rows (sums to 1). */
 export const TABLE_SHARES = {
@@ -201,8 +209,8 @@ export type CorpusTable = keyof typeof TABLE_SHARES;
 /** One generated row: column values as `jsonb_populate_recordset` takes them. */
 export type CorpusRow = Record<string, unknown>;
 
-/** How many traits content rows choose from (the first ones most often). */
-const POPULAR_TRAITS = 300;
+/** Positions of the traits content rows choose from (the first ones most often). */
+const POPULAR_TRAITS = Array.from({ length: 300 }, (_, i) => i);
 
 /** The generator of one corpus. Trait ids are assigned by the database, so rows refer to them by
  * position: `traits` holds indexes into the trait rows until `resolveTraits` maps them to ids. */
@@ -216,44 +224,24 @@ export class CorpusGenerator {
 
   /** How many rows of each table a corpus of `total` rows has. */
   static counts(total: number): Record<CorpusTable, number> {
-    const entries = Object.entries(TABLE_SHARES).map(([table, share]) => [
-      table,
-      Math.max(1, Math.round(total * share)),
-    ]);
-    return Object.fromEntries(entries) as Record<CorpusTable, number>;
+    return Object.fromEntries(
+      Object.entries(TABLE_SHARES).map(([table, share]) => [
+        table,
+        Math.max(1, Math.round(total * share)),
+      ]),
+    ) as Record<CorpusTable, number>;
   }
 
   /** A proper name made of syllables: "Korilith", "Ashwen". */
-  properName(): string {
+  #properName(): string {
     const r = this.#random;
     return `${r.pick(ONSETS)}${r.pick(MIDDLES)}${r.pick(CODAS)}`;
   }
 
-  /** `count` unique names for a table. */
-  #uniqueName(table: CorpusTable, make: () => string): string {
-    let names = this.#names.get(table);
-    if (!names) {
-      names = new Set();
-      this.#names.set(table, names);
-    }
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const name = make();
-      if (!names.has(name)) {
-        names.add(name);
-        return name;
-      }
-    }
-    // Dense corner of the name space: make it unique with a proper name.
-    let name = `${make()} of ${this.properName()}`;
-    while (names.has(name)) name = `${make()} of ${this.properName()}`;
-    names.add(name);
-    return name;
-  }
-
-  /** A name of the style the table's content usually has. */
-  name(table: CorpusTable): string {
+  /** A name of the style the table's content usually has, unique in its table. */
+  #name(table: CorpusTable): string {
     const r = this.#random;
-    const proper = () => this.properName();
+    const proper = () => this.#properName();
     const make: Record<CorpusTable, () => string> = {
       spell: () =>
         r.pick([
@@ -292,7 +280,14 @@ export class CorpusGenerator {
       background: () => `${r.pick(PLACES)} ${r.pick(ROLES)}`,
       language: () => `${proper()}${r.pick(["ic", "ish", "ese", "an", ""])}`,
     };
-    return this.#uniqueName(table, make[table]);
+    const names = this.#names.get(table) ?? new Set();
+    this.#names.set(table, names);
+    let name = make[table]();
+    for (let attempt = 1; attempt < 20 && names.has(name); attempt++) name = make[table]();
+    // Dense corner of the name space: made unique with a proper name.
+    while (names.has(name)) name = `${make[table]()} of ${proper()}`;
+    names.add(name);
+    return name;
   }
 
   /**
@@ -302,44 +297,38 @@ export class CorpusGenerator {
    */
   #word(): string {
     const x = this.#random.next();
-    if (x < 0.03) return this.properName();
+    if (x < 0.03) return this.#properName();
     return x < 0.63 ? this.#random.skewed(COMMON_WORDS) : this.#random.leaning(TOPICAL_TAIL);
   }
 
+  /** `length` description words, the first capitalised. */
+  #words(length: number): string {
+    const text = Array.from({ length }, () => this.#word()).join(" ");
+    return text.charAt(0).toUpperCase() + text.slice(1);
+  }
+
   /** A description of 30 to 150 words in sentences of 6 to 16 words. */
-  description(): string {
-    const r = this.#random;
-    const target = r.int(30, 150);
+  #description(): string {
+    const target = this.#random.int(30, 150);
     const sentences: string[] = [];
-    let words = 0;
-    while (words < target) {
-      const length = Math.min(r.int(6, 16), target - words);
-      const sentence: string[] = [];
-      for (let i = 0; i < length; i++) {
-        sentence.push(this.#word());
-      }
-      words += length;
-      const first = sentence[0] ?? "the";
-      sentence[0] = first.charAt(0).toUpperCase() + first.slice(1);
-      sentences.push(`${sentence.join(" ")}.`);
+    for (let count = 0; count < target;) {
+      const length = Math.min(this.#random.int(6, 16), target - count);
+      sentences.push(`${this.#words(length)}.`);
+      count += length;
     }
     return sentences.join(" ");
   }
 
   /** A short sentence for fields such as `trigger` or `requirements`. */
-  phrase(min = 4, max = 10): string {
-    const r = this.#random;
-    const words = Array.from({ length: r.int(min, max) }, () => this.#word());
-    const first = words[0] ?? "the";
-    words[0] = first.charAt(0).toUpperCase() + first.slice(1);
-    return words.join(" ");
+  #phrase(min = 4, max = 10): string {
+    return this.#words(this.#random.int(min, max));
   }
 
-  #traitIndexes(max: number): number[] {
+  #traitIndexes(): number[] {
     const r = this.#random;
-    const n = r.int(0, max);
+    const n = r.int(0, 4);
     const chosen = new Set<number>();
-    for (let i = 0; i < n; i++) chosen.add(Math.floor(r.skewed(POPULAR_INDEXES)));
+    for (let i = 0; i < n; i++) chosen.add(r.skewed(POPULAR_TRAITS));
     return [...chosen];
   }
 
@@ -360,116 +349,73 @@ export class CorpusGenerator {
   /** One row of the table (without `content_source_id`). */
   row(table: CorpusTable): CorpusRow {
     const r = this.#random;
-    const base = { name: this.name(table), rarity: this.#rarity() };
+    const base = { name: this.#name(table), rarity: this.#rarity() };
     switch (table) {
       case "trait":
-        return { name: base.name, description: this.description() };
+        return { name: base.name, description: this.#description() };
       case "spell": {
         const kind = r.next();
         return {
           ...base,
-          description: this.description(),
+          description: this.#description(),
           rank: r.chance(0.08) ? 0 : r.int(1, 10),
           traditions: r.some(["arcane", "divine", "occult", "primal"], r.int(1, 3)),
           availability: this.#availability(),
           cast: r.pick(["one-action", "two-actions", "three-actions", "reaction", "1 minute"]),
           range: this.#maybe(0.7, () => r.pick(["touch", "30 feet", "60 feet", "120 feet"])),
-          area: this.#maybe(
-            0.3,
-            () => r.pick(["10-foot burst", "15-foot cone", "30-foot line", "20-foot emanation"]),
-          ),
-          targets: this.#maybe(
-            0.5,
-            () => r.pick(["1 creature", "up to 3 creatures", "1 object", "you"]),
-          ),
-          duration: this.#maybe(
-            0.5,
-            () => r.pick(["1 round", "1 minute", "10 minutes", "sustained up to 1 minute"]),
-          ),
+          area: this.#maybe(0.3, () => r.pick(SPELL_AREAS)),
+          targets: this.#maybe(0.5, () => r.pick(SPELL_TARGETS)),
+          duration: this.#maybe(0.5, () => r.pick(DURATIONS)),
           defense: this.#maybe(0.5, () => r.pick(["basic Reflex", "Will", "Fortitude", "AC"])),
-          cost: this.#maybe(0.05, () => this.phrase(3, 6)),
-          trigger: this.#maybe(0.08, () => this.phrase()),
-          requirements: this.#maybe(0.05, () => this.phrase()),
-          traits: this.#traitIndexes(4),
+          cost: this.#maybe(0.05, () => this.#phrase(3, 6)),
+          trigger: this.#maybe(0.08, () => this.#phrase()),
+          requirements: this.#maybe(0.05, () => this.#phrase()),
+          traits: this.#traitIndexes(),
           meta_data: kind < 0.1 ? { focus: true } : kind < 0.15 ? { ritual: true } : {},
         };
       }
       case "item":
         return {
           ...base,
-          description: this.description(),
+          description: this.#description(),
           level: r.int(0, 25),
           group: r.skewed(["GENERAL", "WEAPON", "ARMOR", "RUNE", "SHIELD", "UPGRADE", "MATERIAL"]),
           size: r.chance(0.9) ? "MEDIUM" : r.pick(["TINY", "SMALL", "LARGE", "HUGE"]),
           bulk: r.pick(["L", "1", "2", "3", null]),
           hands: r.pick(["1", "2", "1+", null]),
-          usage: r.pick(["held in 1 hand", "held in 2 hands", "worn cloak", "worn amulet", null]),
-          craft_requirements: this.#maybe(0.2, () => this.phrase()),
+          usage: r.pick([...USAGES, null]),
+          craft_requirements: this.#maybe(0.2, () => this.#phrase()),
           availability: this.#availability(),
-          traits: this.#traitIndexes(4),
+          traits: this.#traitIndexes(),
           price: { gp: r.int(1, 20_000) },
         };
       case "ability_block":
         return {
           ...base,
-          description: this.description(),
+          description: this.#description(),
           level: this.#maybe(0.95, () => r.int(1, 20)),
-          type: r.skewed([
-            "feat",
-            "action",
-            "class-feature",
-            "physical-feature",
-            "sense",
-            "heritage",
-            "mode",
-          ]),
-          actions: r.pick([
-            "ONE-ACTION",
-            "TWO-ACTIONS",
-            "THREE-ACTIONS",
-            "REACTION",
-            "FREE-ACTION",
-            null,
-            null,
-          ]),
+          type: r.skewed(ABILITY_TYPES),
+          actions: r.pick([...ACTIONS, null, null]),
           availability: this.#availability(),
           prerequisites: r.some(PREREQUISITES, r.int(0, 2)),
-          frequency: this.#maybe(
-            0.15,
-            () => r.pick(["once per day", "once per round", "once per 10 minutes"]),
-          ),
-          trigger: this.#maybe(0.15, () => this.phrase()),
-          requirements: this.#maybe(0.15, () => this.phrase()),
-          cost: this.#maybe(0.03, () => this.phrase(2, 5)),
-          access: this.#maybe(0.05, () => `Member of the ${this.properName()} ${r.pick(ROLES)}s`),
-          special: this.#maybe(0.1, () => this.phrase(8, 20)),
-          traits: this.#traitIndexes(4),
+          frequency: this.#maybe(0.15, () => r.pick(FREQUENCIES)),
+          trigger: this.#maybe(0.15, () => this.#phrase()),
+          requirements: this.#maybe(0.15, () => this.#phrase()),
+          cost: this.#maybe(0.03, () => this.#phrase(2, 5)),
+          access: this.#maybe(0.05, () => `Member of the ${this.#properName()} ${r.pick(ROLES)}s`),
+          special: this.#maybe(0.1, () => this.#phrase(8, 20)),
+          traits: this.#traitIndexes(),
         };
       case "creature":
       case "hazard":
         return { ...base, level: r.int(-1, 25) };
-      case "class":
-      case "archetype":
-      case "class_archetype":
-      case "versatile_heritage":
-      case "ancestry":
-      case "background":
-        return { ...base, description: this.description() };
       case "language":
-        return { ...base, description: this.description(), availability: this.#availability() };
+        return { ...base, description: this.#description(), availability: this.#availability() };
+      default:
+        return { ...base, description: this.#description() };
     }
   }
 }
-
-const POPULAR_INDEXES = Array.from({ length: POPULAR_TRAITS }, (_, i) => i);
-
-const PREREQUISITES = words(
-  "trained in Athletics|trained in Acrobatics|trained in Arcana|trained in Stealth|" +
-    "trained in Medicine|expert in Athletics|expert in Perception|expert in Stealth|" +
-    "master in Athletics|Strength +2|Dexterity +2|Wisdom +2|Charisma +2|Intelligence +2|" +
-    "Constitution +2",
-  "|",
-);
 
 /** Maps trait positions in `traits` to the ids the trait rows received. */
 export function resolveTraits(row: CorpusRow, traitIds: readonly number[]): CorpusRow {
@@ -487,14 +433,13 @@ export async function insertRows(
   const out: number[] = [];
   const columns = Object.keys(rows[0] ?? {}).map((c) => `"${c}"`).join(", ");
   for (let i = 0; i < rows.length; i += 2_000) {
-    const batch = rows.slice(i, i + 2_000);
     const inserted = await db.unsafe(
       `insert into public."${table}" (${columns})
        select ${columns} from jsonb_populate_recordset(null::public."${table}", $1::jsonb)
        returning id`,
-      [batch as never],
+      [rows.slice(i, i + 2_000) as never],
     );
-    for (const r of inserted) out.push(Number(r.id));
+    out.push(...inserted.map((r) => Number(r.id)));
   }
   return out;
 }
