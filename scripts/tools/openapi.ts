@@ -15,9 +15,10 @@
  */
 import denoConfig from "../../deno.json" with { type: "json" };
 import { JSendError, JSendFail, jsendSuccess } from "@shared/jsend.ts";
-import { CONTENT_TYPE_NAMES, ContentType, contentTypes } from "@shared/content_types.ts";
+import { ContentType, contentTypes } from "@shared/content_types.ts";
 import { API_AREAS, contract, type EndpointContract } from "@shared/contract.ts";
-import { type Json, type JsonObject, pascal, reachable, ref } from "./openapi/json.ts";
+import type { Json, JsonObject } from "@shared/json_schema.ts";
+import { pascal, reachable, ref } from "./openapi/json.ts";
 import { checkIdSchema, type PendingSchema, SchemaCollector } from "./openapi/schemas.ts";
 import {
   type BodyContext,
@@ -56,15 +57,6 @@ const specialBodies: Record<string, (body: Json, ctx: BodyContext) => Json> = {
   "upload-public-file": uploadBody,
 };
 
-/** A content record never moves to another source: its update ignores `content_source_id`. */
-function fixedOnUpdate(name: string): string[] {
-  const type = CONTENT_TYPE_NAMES.find((t) => name === `create-${t}`);
-  return type !== undefined && type !== "content-source" &&
-      "content_source_id" in contentTypes[type].resource.shape
-    ? ["content_source_id"]
-    : [];
-}
-
 /** Builds the whole document, deterministically (paths and components sorted by name). */
 export function buildOpenApiDocument(specs: EndpointSpecs): JsonObject {
   checkIdSchema();
@@ -92,18 +84,13 @@ export function buildOpenApiDocument(specs: EndpointSpecs): JsonObject {
 
   const paths: JsonObject = {};
   for (const { name, spec, body, success } of operations) {
-    let bodySchema = named.resolve(body);
+    const resolved = named.resolve(body);
     const special = specialBodies[name];
-    if (special) bodySchema = special(bodySchema, ctx);
-    else if (spec.createRequires) {
-      bodySchema = createOrUpdateBody(
-        name,
-        bodySchema,
-        spec.createRequires,
-        ctx,
-        fixedOnUpdate(name),
-      );
-    }
+    const bodySchema = special
+      ? special(resolved, ctx)
+      : spec.createRequires
+      ? createOrUpdateBody(name, resolved, spec.createRequires, ctx)
+      : resolved;
     const successName = `${pascal(name)}Success`;
     components[successName] = named.resolve(success);
     paths[`/${name}`] = {

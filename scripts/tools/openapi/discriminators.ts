@@ -3,7 +3,14 @@
  * own constant values (JSend's `status`, a proposal's `type` and `action`, an upload's `type`) gets
  * `discriminator: { propertyName, mapping }`, so client generators pick the member by that value.
  */
-import { asObject, deref, isObject, type Json, type JsonObject, refName } from "./json.ts";
+import { asObject, isObject, type Json, type JsonObject } from "@shared/json_schema.ts";
+import { deref, refName } from "./json.ts";
+
+/** The members of a union schema, or undefined for any other schema. */
+function membersOf(node: JsonObject): Json[] | undefined {
+  const members = node.oneOf ?? node.anyOf;
+  return Array.isArray(members) && members.length > 0 ? members : undefined;
+}
 
 /**
  * The values a schema allows for a required property it fixes with `const` or a string `enum`,
@@ -13,53 +20,38 @@ function fixedValues(schema: Json, name: string, components: JsonObject): string
   const node = deref(schema, components);
   const properties = asObject(node.properties);
   if (name in properties) {
-    const required = Array.isArray(node.required) && node.required.includes(name);
     const property = deref(properties[name], components);
-    if (!required) return undefined;
+    if (!Array.isArray(node.required) || !node.required.includes(name)) return undefined;
     if (typeof property.const === "string") return [property.const];
     const values = property.enum;
-    if (Array.isArray(values) && values.every((v) => typeof v === "string")) {
-      return values as string[];
-    }
-    return undefined;
+    return Array.isArray(values) && values.every((v) => typeof v === "string")
+      ? values as string[]
+      : undefined;
   }
-  const members = node.oneOf ?? node.anyOf;
-  if (!Array.isArray(members) || members.length === 0) return undefined;
-  const all = new Set<string>();
-  for (const member of members) {
-    const values = fixedValues(member, name, components);
-    if (values === undefined) return undefined;
-    values.forEach((v) => all.add(v));
-  }
-  return [...all];
+  const each = membersOf(node)?.map((member) => fixedValues(member, name, components));
+  return each?.every((values) => values !== undefined) ? [...new Set(each.flat())] : undefined;
 }
 
 /** The property names a schema (or the first member of its union) declares, in order. */
 function propertyNames(schema: Json, components: JsonObject): string[] {
   const node = deref(schema, components);
   if (isObject(node.properties)) return Object.keys(node.properties);
-  const members = node.oneOf ?? node.anyOf;
-  return Array.isArray(members) && members.length > 0 ? propertyNames(members[0]!, components) : [];
+  const first = membersOf(node)?.[0];
+  return first === undefined ? [] : propertyNames(first, components);
 }
 
+/** The first property every member fixes to values of its own, with the member of each value. */
 function discriminatorOf(members: Json[], components: JsonObject): JsonObject | undefined {
   const names = members.map(refName);
   if (names.some((n) => n === undefined)) return undefined;
   for (const property of propertyNames(members[0]!, components)) {
-    const mapping: JsonObject = {};
-    let distinct = true;
-    for (const [i, member] of members.entries()) {
-      const values = fixedValues(member, property, components);
-      if (values === undefined) {
-        distinct = false;
-        break;
-      }
-      for (const value of values) {
-        if (value in mapping) distinct = false;
-        mapping[value] = `#/components/schemas/${names[i]}`;
-      }
-    }
-    if (distinct) return { propertyName: property, mapping };
+    const values = members.map((member) => fixedValues(member, property, components));
+    const all = values.flatMap((v) => v ?? []);
+    if (values.some((v) => v === undefined) || new Set(all).size !== all.length) continue;
+    const mapping = values.flatMap((list, i) =>
+      list!.map((value) => [value, `#/components/schemas/${names[i]}`])
+    );
+    return { propertyName: property, mapping: Object.fromEntries(mapping) };
   }
   return undefined;
 }

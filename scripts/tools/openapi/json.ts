@@ -1,18 +1,8 @@
 /**
- * JSON Schema walking for the OpenAPI build: dereferencing of component references, and the
- * removal of components nothing refers to.
+ * JSON Schema walking for the OpenAPI build: component references followed, and the components
+ * nothing refers to left out.
  */
-import { asObject, isObject, type Json, type JsonObject, mapSchema } from "@shared/json_schema.ts";
-
-export { asObject, isObject, type Json, type JsonObject } from "@shared/json_schema.ts";
-
-/** Every node of a schema, top-down (subschemas only, as `mapSchema` visits them). */
-export function eachSchema(schema: Json, visit: (node: JsonObject) => void): void {
-  mapSchema(schema, (node) => {
-    visit(node);
-    return node;
-  });
-}
+import { asObject, type Json, type JsonObject } from "@shared/json_schema.ts";
 
 const COMPONENT = "#/components/schemas/";
 
@@ -40,39 +30,21 @@ export function deref(schema: Json | undefined, components: JsonObject): JsonObj
   throw new Error("A $ref chain does not end");
 }
 
-/** Every component name a value refers to, anywhere in it. */
-function referencedNames(value: Json, found: Set<string>): void {
-  if (Array.isArray(value)) return value.forEach((v) => referencedNames(v, found));
-  if (!isObject(value)) return;
-  for (const [key, v] of Object.entries(value)) {
-    if (key === "$ref" && typeof v === "string" && v.startsWith(COMPONENT)) {
-      found.add(v.slice(COMPONENT.length));
-    } else if (key === "mapping" && isObject(v)) {
-      for (const target of Object.values(v)) {
-        if (typeof target === "string" && target.startsWith(COMPONENT)) {
-          found.add(target.slice(COMPONENT.length));
-        }
-      }
-    } else {
-      referencedNames(v, found);
-    }
-  }
-}
-
-/** The components reachable from `roots`, in their original order. */
+/**
+ * The components reachable from `roots`, in their original order: through `$ref`s and
+ * discriminator mappings, the only strings that are a whole component reference.
+ */
 export function reachable(roots: Json, components: JsonObject): JsonObject {
   const seen = new Set<string>();
-  const pending = new Set<string>();
-  referencedNames(roots, pending);
-  while (pending.size > 0) {
-    const [name] = pending;
-    pending.delete(name!);
-    if (seen.has(name!)) continue;
-    seen.add(name!);
-    const found = new Set<string>();
-    referencedNames(components[name!] ?? null, found);
-    for (const next of found) if (!seen.has(next)) pending.add(next);
-  }
+  const visit = (value: Json) => {
+    for (const [, name] of JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      if (!seen.has(name!)) {
+        seen.add(name!);
+        visit(components[name!] ?? null);
+      }
+    }
+  };
+  visit(roots);
   return Object.fromEntries(Object.entries(components).filter(([name]) => seen.has(name)));
 }
 

@@ -16,7 +16,8 @@
  */
 import { type AuthKind, DEFAULT_MAX_BODY_BYTES, type EndpointContract } from "@shared/contract.ts";
 import { honoursIdempotencyKey } from "@shared/idempotency.ts";
-import type { Json, JsonObject } from "./json.ts";
+import type { Json, JsonObject } from "@shared/json_schema.ts";
+import { ref } from "./json.ts";
 
 const securitySchemeOf: Readonly<Record<Exclude<AuthKind, "none">, string>> = {
   api_key: "apiKey",
@@ -125,10 +126,6 @@ export function operationFor(
     responses: responsesFor(name, spec, parts),
     "x-max-body-bytes": maxBody,
   };
-}
-
-function ref(name: string): JsonObject {
-  return { $ref: `#/components/schemas/${name}` };
 }
 
 function describeAuth(accepted: readonly AuthKind[]): string {
