@@ -1,15 +1,9 @@
 /**
- * The search benchmark: `deno task bench:search` (add `--smoke` for a small, quick run).
- *
- * Creates its own database on the real Postgres (DATABASE_URL's server, default
- * postgres://postgres@127.0.0.1:5432/postgres), loads a generated corpus (scripts/bench/corpus.ts,
- * 100,000 rows over every content type), starts the local server on it with every function, and
- * prints one table: latency percentiles and requests per second of search-data at concurrency 1
- * and 16 for simple, typo and advanced queries; the same advanced statements timed in the database
- * with the trigram indexes and as plain sequential ILIKE scans (index and bitmap scans switched
- * off); and typo recall (one-edit names whose record is in the top 5). The database is dropped at
- * the end. Rate limits stay as in production: the benchmark signs a fresh access
- * token (its own 240-a-minute budget) every 200 requests.
+ * The search benchmark: `deno task bench:search` (`--smoke` for a small, quick run; `--rows N`,
+ * `--seed N`, `--requests N`). On a database of its own on the Postgres of DATABASE_URL (dropped at
+ * the end) it loads a generated corpus (`corpus.ts`), starts the local server with every function
+ * and prints search-data's latency and throughput, the advanced statements timed in the database
+ * with and without the trigram indexes, and typo recall. docs/search.md describes the method.
  */
 import postgres from "postgres";
 import { parseArgs } from "node:util";
@@ -300,21 +294,19 @@ async function main(): Promise<void> {
   }
 }
 
-/** Timings of one kind of statement, with and without the trigram indexes. */
-interface Timings {
-  indexed: number[];
-  scanned: number[];
-}
+/** Milliseconds with the trigram indexes, and as a sequential scan. */
+type Timing = { indexed: number; scanned: number };
 
-interface ScanComparison {
+/** One advanced query timed in the database. */
+interface Scanned {
+  /** What its filter was on: a name part, a description word, a description phrase. */
+  kind: string;
+  /** Rows its filter matched. */
+  matches: number;
   /** The text filter alone: the ids private.search_matching_ids finds for it. */
-  filter: Timings;
+  filter: Timing;
   /** The whole advanced statement, against the plain ILIKE statement. */
-  statement: Timings;
-  /** Rows each filter matched. */
-  matches: number[];
-  /** What each filter was on: a name part, a description word, a description phrase. */
-  kinds: string[];
+  statement: Timing;
 }
 
 /** Runs each advanced statement as the bench user: with indexes, then with only sequential scans. */
@@ -350,12 +342,7 @@ async function compareScans(url: string, userId: string, queries: Advanced[]) {
     }
     return best;
   };
-  const result: ScanComparison = {
-    filter: { indexed: [], scanned: [] },
-    statement: { indexed: [], scanned: [] },
-    matches: [],
-    kinds: [],
-  };
+  const scans: Scanned[] = [];
   try {
     for (const query of queries) {
       const body = SearchDataBody.parse(query.body);
@@ -379,17 +366,17 @@ async function compareScans(url: string, userId: string, queries: Advanced[]) {
             `${statementIndexed.rows}, for ${JSON.stringify(query.body)}`,
         );
       }
-      result.filter.indexed.push(filterIndexed.ms);
-      result.filter.scanned.push(filterScanned.ms);
-      result.statement.indexed.push(statementIndexed.ms);
-      result.statement.scanned.push(statementScanned.ms);
-      result.matches.push(filterIndexed.rows);
-      result.kinds.push(query.kind);
+      scans.push({
+        kind: query.kind,
+        matches: filterIndexed.rows,
+        filter: { indexed: filterIndexed.ms, scanned: filterScanned.ms },
+        statement: { indexed: statementIndexed.ms, scanned: statementScanned.ms },
+      });
     }
   } finally {
     await db.end();
   }
-  return result;
+  return scans;
 }
 
 /**
@@ -426,7 +413,7 @@ function withoutPrefilter(
 
 function printReport(
   cells: [string, number, Cell][],
-  scan: ScanComparison,
+  scans: Scanned[],
   recall: Map<string, [number, number]>,
   loadSeconds: number,
   rows: number,
@@ -436,55 +423,53 @@ function printReport(
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   const lines: string[] = [];
   const row = (...cells: (string | number)[]) => lines.push(`| ${cells.join(" | ")} |`);
+  const latency = (xs: number[], digits: number) =>
+    [50, 95, 99].map((p) => fmt(percentile(xs, p), digits));
   row("measure", "concurrency", "requests", "p50 ms", "p95 ms", "p99 ms", "req/s");
   row("---", "---:", "---:", "---:", "---:", "---:", "---:");
   for (const [label, concurrency, { latencies, rps }] of cells) {
-    const [p50, p95, p99] = [50, 95, 99].map((p) => fmt(percentile(latencies, p)));
     row(
       `search-data, ${label} queries`,
       concurrency,
       latencies.length,
-      p50!,
-      p95!,
-      p99!,
+      ...latency(latencies, 1),
       fmt(rps, 0),
     );
   }
-  const count = scan.kinds.length;
-  const timed = (label: string, xs: number[]) =>
-    row(label, 1, count, ...[50, 95, 99].map((p) => fmt(percentile(xs, p), 2)), "");
-  // Scan time over index time, per filter (of one kind, if given).
-  const ratios = (t: Timings, only?: string) =>
-    t.indexed.flatMap((ms, i) =>
-      only === undefined || scan.kinds[i] === only
-        ? [(t.scanned[i] ?? 0) / Math.max(ms, 0.001)]
-        : []
-    );
-  const overall = (t: Timings) => sum(t.scanned) / Math.max(sum(t.indexed), 0.001);
-  const compared = (what: string, t: Timings) => {
+  const timed = (label: string, what: "filter" | "statement", side: keyof Timing) =>
+    row(label, 1, scans.length, ...latency(scans.map((s) => s[what][side]), 2), "");
+  // Scan time over index time, per query (of one kind, if given) and overall.
+  const ratios = (what: "filter" | "statement", kind?: string) =>
+    scans.filter((s) => kind === undefined || s.kind === kind)
+      .map((s) => s[what].scanned / Math.max(s[what].indexed, 0.001));
+  const overall = (what: "filter" | "statement") =>
+    sum(scans.map((s) => s[what].scanned)) /
+    Math.max(sum(scans.map((s) => s[what].indexed)), 0.001);
+  const compared = (what: "filter" | "statement") => {
     const byKind = ["name", "word", "phrase"]
-      .map((k) => `${k} ${fmt(percentile(ratios(t, k), 50))}x`).join(", ");
+      .map((k) => `${k} ${fmt(percentile(ratios(what, k), 50))}x`).join(", ");
     row(
       `${what}: scan time / index time (median by filter: ${byKind})`,
       "",
-      count,
-      `${fmt(percentile(ratios(t), 50))}x median`,
-      `${fmt(percentile(ratios(t), 5))}x p5`,
-      `${fmt(overall(t))}x overall`,
+      scans.length,
+      `${fmt(percentile(ratios(what), 50))}x median`,
+      `${fmt(percentile(ratios(what), 5))}x p5`,
+      `${fmt(overall(what))}x overall`,
       "",
     );
   };
-  const medianMatches = percentile(scan.matches, 50);
+  const medianMatches = percentile(scans.map((s) => s.matches), 50);
   timed(
     `advanced text filter, trigram index (median ${medianMatches} matching rows)`,
-    scan.filter.indexed,
+    "filter",
+    "indexed",
   );
-  timed("same filter, plain ILIKE sequential scan", scan.filter.scanned);
-  compared("filter", scan.filter);
-  timed("whole advanced statement, indexed", scan.statement.indexed);
-  timed("whole plain statement, sequential scan", scan.statement.scanned);
-  compared("statement", scan.statement);
-  const totalRatio = overall(scan.filter);
+  timed("same filter, plain ILIKE sequential scan", "filter", "scanned");
+  compared("filter");
+  timed("whole advanced statement, indexed", "statement", "indexed");
+  timed("whole plain statement, sequential scan", "statement", "scanned");
+  compared("statement");
+  const totalRatio = overall("filter");
   const [hits, total] = [...recall.values()].reduce(([h, n], [a, b]) => [h + a, n + b], [0, 0]);
   const recallRate = hits / Math.max(total, 1);
   const kinds = [...recall].map(([k, [h, n]]) => `${k} ${h}/${n}`).join(", ");

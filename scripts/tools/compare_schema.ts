@@ -21,6 +21,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import postgres from "postgres";
 import type { MigrationFile } from "../server/migrate.ts";
+import { freshDatabase } from "../support/fresh_database.ts";
 import { fileName, migrationsByRelease, releasedSeed } from "../support/releases.ts";
 import {
   documentedRowChanges,
@@ -40,31 +41,19 @@ interface Target {
 }
 
 async function postgresTarget(serverUrl: string, label: string): Promise<Target> {
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  const name = `rpgcompare_${label}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-  await admin.unsafe(`create database "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const sql = postgres(url.href, { max: 1, onnotice: () => {} });
+  const database = await freshDatabase(serverUrl, `rpgcompare_${label}`);
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
   return {
-    exec: async (text) => {
-      await sql.unsafe(text);
-    },
+    exec: async (text) => void await sql.unsafe(text),
     rows: async (text) => [...await sql.unsafe(text)],
-    async close() {
-      await sql.end();
-      await admin.unsafe(`drop database if exists "${name}" with (force)`).catch(() => {});
-      await admin.end();
-    },
+    close: () => sql.end().then(() => database.drop()),
   };
 }
 
 async function embeddedTarget(): Promise<Target> {
   const db = await PGlite.create({ extensions: { pg_trgm } });
   return {
-    exec: async (text) => {
-      await db.exec(text);
-    },
+    exec: async (text) => void await db.exec(text),
     rows: async (text) => (await db.query<Record<string, unknown>>(text)).rows,
     close: () => db.close(),
   };
@@ -225,49 +214,45 @@ if (import.meta.main) {
   const open = (label: string) =>
     args.embedded ? embeddedTarget() : postgresTarget(serverUrl, label);
   const bootstrap = await Deno.readTextFile(new URL("scripts/server/local_bootstrap.sql", root));
-  const seed = await Deno.readTextFile(new URL("supabase/seed.sql", root));
   const { release, released, later } = await migrationsByRelease();
-
-  const fresh = await open("fresh");
-  let freshCatalog: Map<string, string[]>;
-  try {
-    await fresh.exec(bootstrap);
-    await apply(fresh, [...released, ...later]);
-    await fresh.exec(seed);
-    freshCatalog = await dump(fresh);
-  } finally {
-    await fresh.close();
-  }
-
-  const upgraded = await open("upgraded");
-  let upgradedCatalog: Map<string, string[]>;
-  let problems: string[];
-  try {
-    await upgraded.exec(bootstrap);
-    await apply(upgraded, released);
-    await upgraded.exec(await releasedSeed());
-    await upgraded.exec(await Deno.readTextFile(FILL_EVERY_TABLE));
-    problems = (await emptyTables(upgraded.rows)).map((table) =>
+  // A database on the bootstrap, built by `steps`; its catalog and what `steps` found.
+  const build = async (label: string, steps: (db: Target) => Promise<string[]>) => {
+    const db = await open(label);
+    try {
+      await db.exec(bootstrap);
+      return { problems: await steps(db), catalog: await dump(db) };
+    } finally {
+      await db.close();
+    }
+  };
+  const fresh = await build("fresh", async (db) => {
+    await apply(db, [...released, ...later]);
+    await db.exec(await Deno.readTextFile(new URL("supabase/seed.sql", root)));
+    return [];
+  });
+  const upgraded = await build("upgraded", async (db) => {
+    await apply(db, released);
+    await db.exec(await releasedSeed());
+    await db.exec(await Deno.readTextFile(FILL_EVERY_TABLE));
+    const problems = (await emptyTables(db.rows)).map((table) =>
       `${table}: no row at release ${release} ` +
       "(give it rows in scripts/support/fill_every_table.sql)"
     );
-    const before = await snapshotRows(upgraded.rows);
-    await apply(upgraded, later);
+    const before = await snapshotRows(db.rows);
+    await apply(db, later);
     const documented = await documentedRowChanges(later);
-    problems.push(...lostRows(before, await snapshotRows(upgraded.rows), documented));
-    upgradedCatalog = await dump(upgraded);
-  } finally {
-    await upgraded.close();
-  }
+    return [...problems, ...lostRows(before, await snapshotRows(db.rows), documented)];
+  });
+  const { problems } = upgraded;
 
   console.log(
     `Fresh install of ${released.length + later.length} migrations against release ${release} ` +
       `(${released.length} migrations) filled and upgraded by ${later.length}, on ` +
       (args.embedded ? "embedded PGlite" : "Postgres"),
   );
-  const differences = report(freshCatalog, upgradedCatalog);
+  const differences = report(fresh.catalog, upgraded.catalog);
   for (const problem of problems) console.log(`lost: ${problem}`);
-  const total = [...freshCatalog.values()].reduce((n, lines) => n + lines.length, 0);
+  const total = [...fresh.catalog.values()].reduce((n, lines) => n + lines.length, 0);
   if (differences + problems.length > 0) {
     console.log(`\n${differences} catalog difference(s), ${problems.length} lost row problem(s)`);
     Deno.exitCode = 1;
