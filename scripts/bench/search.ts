@@ -56,10 +56,7 @@ interface Loaded {
   description: string | null;
   visible: boolean;
 }
-
-function log(message: string): void {
-  console.error(`[bench:search] ${message}`);
-}
+const log = (message: string) => console.error(`[bench:search] ${message}`);
 
 /** Generates and loads the corpus; returns the bench user's id and the rows loaded. */
 async function loadCorpus(url: string): Promise<{ rows: Loaded[]; userId: string }> {
@@ -193,11 +190,7 @@ function querySets(rows: Loaded[]) {
 }
 
 /** Latency and throughput of one (query set, concurrency) cell. */
-interface Cell {
-  latencies: number[];
-  rps: number;
-  failures: number;
-}
+type Cell = { latencies: number[]; rps: number; failures: number };
 
 function percentile(xs: number[], p: number): number {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -297,17 +290,12 @@ async function main(): Promise<void> {
 /** Milliseconds with the trigram indexes, and as a sequential scan. */
 type Timing = { indexed: number; scanned: number };
 
-/** One advanced query timed in the database. */
-interface Scanned {
-  /** What its filter was on: a name part, a description word, a description phrase. */
-  kind: string;
-  /** Rows its filter matched. */
-  matches: number;
-  /** The text filter alone: the ids private.search_matching_ids finds for it. */
-  filter: Timing;
-  /** The whole advanced statement, against the plain ILIKE statement. */
-  statement: Timing;
-}
+/**
+ * One advanced query timed in the database: what its filter was on (a name part, a description
+ * word or phrase), the rows it matched, the filter alone (the ids private.search_matching_ids
+ * finds), and the whole advanced statement against the plain ILIKE statement.
+ */
+type Scanned = { kind: string; matches: number; filter: Timing; statement: Timing };
 
 /** Runs each advanced statement as the bench user: with indexes, then with only sequential scans. */
 async function compareScans(url: string, userId: string, queries: Advanced[]) {

@@ -18,7 +18,7 @@ import { JSendError, JSendFail, jsendSuccess } from "@shared/jsend.ts";
 import { ContentType, contentTypes } from "@shared/content_types.ts";
 import { API_AREAS, contract, type EndpointContract } from "@shared/contract.ts";
 import type { Json, JsonObject } from "@shared/json_schema.ts";
-import { pascal, reachable, ref } from "./openapi/json.ts";
+import { pascal, reachable, ref, withDiscriminators } from "./openapi/json.ts";
 import { checkIdSchema, type PendingSchema, SchemaCollector } from "./openapi/schemas.ts";
 import {
   type BodyContext,
@@ -26,7 +26,6 @@ import {
   createOrUpdateBody,
   uploadBody,
 } from "./openapi/bodies.ts";
-import { withDiscriminators } from "./openapi/discriminators.ts";
 import {
   headerComponents,
   operationFor,
@@ -44,11 +43,6 @@ const documentPath = new URL("../../openapi.json", import.meta.url);
 /** Every entry of the contract table. */
 export function endpointSpecs(): EndpointSpecs {
   return new Map(Object.entries(contract));
-}
-
-/** `create-api-client` becomes `createApiClient`: the operation id and the client method name. */
-export function operationIdOf(name: string): string {
-  return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
 /** Bodies described by a builder of `openapi/bodies.ts` rather than by their conversion alone. */
@@ -95,7 +89,6 @@ export function buildOpenApiDocument(specs: EndpointSpecs): JsonObject {
     components[successName] = named.resolve(success);
     paths[`/${name}`] = {
       post: operationFor(name, spec, {
-        operationId: operationIdOf(name),
         body: bodySchema,
         success: ref(successName),
         fail: named.resolve(failRef),

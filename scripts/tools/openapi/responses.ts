@@ -29,7 +29,6 @@ const AUTH: Record<AuthKind, [scheme: string | null, name: string]> = {
 
 /** What an operation is built from besides its contract entry. */
 export interface OperationParts {
-  operationId: string;
   /** The request body schema. */
   body: Json;
   /** A reference to the operation's success envelope. */
@@ -92,7 +91,8 @@ export function operationFor(
     ...(rules.length > 0 ? [rules.map((rule) => `- ${rule}`).join("\n")] : []),
   ].join("\n\n");
   return {
-    operationId: parts.operationId,
+    // `create-api-client` becomes `createApiClient`, the typed client's method name too.
+    operationId: name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase()),
     tags: [spec.area],
     summary: spec.summary,
     description,
