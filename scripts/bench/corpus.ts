@@ -4,6 +4,7 @@
  * fields advanced search filters on. The same seed always gives the same rows.
  */
 import type postgres from "postgres";
+import WORD_LISTS from "./corpus_words.json" with { type: "json" };
 
 /** A seeded pseudo-random source (mulberry32): fast, tiny, and the same on every machine. */
 export class Random {
@@ -61,89 +62,27 @@ function words(list: string, separator = " "): readonly string[] {
   return list.split(separator);
 }
 
-// Word parts. Every word here is either common English or made up from these syllables.
-const ONSETS = words(
-  "Ash Bel Cal Dra Ember Fen Gal Hal Ir Jor Kel Lor Mor Nim Or Pyr Quel Rav Sil Thal Umb Vor " +
-    "Wyr Xan Yl Zeph Brin Cyr Dun Eld Fal Grim Hael Isen Kor Luth Mal Nar Ost Pel",
-);
-const MIDDLES = ["a", "e", "i", "o", "an", "ar", "en", "il", "or", "ys", "u", "ae", ""];
-const CODAS = words(
-  "dor mir wen thas gard rion dris vash mora lith fane thorn bryn cairn dell ros vel nyx " +
-    "grove mere holt wick spire tor vane zar eth ion ara orn",
-);
-const ADJECTIVES = words(
-  "Ashen Bitter Blazing Bound Brittle Burning Cinder Crimson Crystal Dire Dread Dusk Echoing " +
-    "Eldritch Emerald Fading Feral Frozen Gilded Glacial Gloom Grave Hallowed Hidden Hollow " +
-    "Hungry Iron Ivory Lunar Molten Mournful Obsidian Pale Primal Radiant Restless Rusted " +
-    "Sable Savage Scarlet Shattered Silent Silver Solar Spectral Storm Sunken Swift Thorned " +
-    "Thunder Twilight Umbral Veiled Verdant Vile Wailing Whispering Wild Withered Wyrd",
-);
-const SPELL_NOUNS = words(
-  "Aegis Barrage Bolt Blessing Bloom Brand Burst Chains Chorus Cloak Curse Dirge Embrace " +
-    "Flare Gate Gaze Grasp Hex Lance Mantle Mark Nova Orb Pact Prison Pulse Ray Rebuke " +
-    "Sanctuary Seal Shroud Sigil Spiral Storm Surge Tempest Torrent Veil Vortex Wall Ward Wave " +
-    "Whisper Wrath",
-);
-const ITEM_NOUNS = words(
-  "Amulet Axe Band Blade Boots Bow Bracers Buckler Censer Circlet Cloak Crossbow Dagger " +
-    "Flail Gauntlets Glaive Greatsword Hammer Helm Lantern Longsword Mace Mail Pendant Plate " +
-    "Potion Rapier Ring Rod Rune Sash Scimitar Shield Sling Spear Staff Talisman Tome Wand " +
-    "Whip",
-);
-const MATERIALS = words(
-  "Adamant Bone Bronze Coldiron Darkwood Dragonhide Glass Mithral Oak Sunsilver Starmetal " +
-    "Steel",
-);
-const FEAT_WORDS = words(
-  "Strike Stance Feint Parry Charge Shot Step Roar Focus Instinct Resolve Guard Lunge Sweep " +
-    "Rush Cut Tactics Recovery Reflexes Senses Training Expertise Mastery Aim Grip",
-);
-const BEASTS = words(
-  "Basilisk Drake Ghoul Golem Griffon Hag Hound Hydra Imp Kraken Lich Manticore Naga Ooze " +
-    "Raptor Serpent Shade Sphinx Spider Troll Wight Wolf Worm Wraith Wyvern",
-);
-const HAZARD_NOUNS = ["Trap", "Snare", "Pit", "Glyph", "Miasma", "Rockfall", "Haunt", "Mire"];
-const ROLES = words(
-  "Archer Bard Champion Duelist Guardian Herald Hunter Keeper Knight Mystic Oracle Ranger " +
-    "Reaver Sage Scout Seer Sentinel Shaman Sorcerer Warden",
-);
-const PLACES = words(
-  "Harbor Mountain Forest Desert Temple Tavern Market Frontier Court Underdark Swamp Tundra",
-);
+/** A word list of `corpus_words.json`, whose lines are runs of words. */
+function list(name: keyof typeof WORD_LISTS): readonly string[] {
+  return words(WORD_LISTS[name].join(" "));
+}
 
-/** The hand-written description vocabulary, most common first. */
-export const VOCABULARY: readonly string[] = (
-  "the of a you to and in your creature that its target an for on with each is can as or " +
-  "this if at by from turn damage enemy spell are it be until end ally within action any " +
-  "round feet strike attack make takes one ability two gains additional which saving throw " +
-  "instead when bonus penalty circumstance status equal level minute all have must while " +
-  "reaction three other than item check against success critical failure spend hit points " +
-  "fire cold acid electricity sonic poison mental force spirit vitality void light darkness " +
-  "shadow flame frost storm thunder lightning wind stone earth water air metal wood blood bone " +
-  "ash smoke mist fog ember cinder spark blaze glow shimmer whisper echo song chant prayer " +
-  "rune sigil glyph seal ward shield armor weapon blade arrow bolt spear hammer staff wand " +
-  "ring amulet cloak boots gloves helm crown orb tome scroll potion elixir charm talisman " +
-  "dragon wolf serpent spider raven owl bear hound drake wyrm giant troll goblin ghost wraith " +
-  "lich vampire zombie skeleton demon devil angel fey elemental construct ooze plant beast " +
-  "forest mountain river lake sea ocean desert swamp cave ruin tower castle temple shrine " +
-  "village city road bridge gate wall door window stair chamber vault crypt tomb grave " +
-  "ancient forgotten hidden secret sacred cursed blessed broken shattered twisted hollow " +
-  "silent howling burning frozen radiant gloomy verdant withered gleaming rusted gilded " +
-  "swiftly slowly briefly fiercely gently quietly suddenly silently boldly carefully " +
-  "resist immune weakness frightened sickened stunned slowed clumsy enfeebled drained " +
-  "blinded deafened grabbed restrained prone hidden concealed invisible quickened fatigued " +
-  "persistent splash area burst cone line emanation aura sustain dismiss heighten focus " +
-  "ritual cantrip innate divine arcane occult primal tradition component somatic verbal " +
-  "material manipulate concentrate move attack flourish press open stance exploration " +
-  "downtime recall knowledge identify magic craft repair treat wounds administer first aid " +
-  "climb swim leap balance tumble escape disarm shove trip grapple feint demoralize " +
-  "intimidate deceive diplomacy lie impersonate perform sneak steal track survive forage " +
-  "navigate sailing riding hunting fishing brewing smithing weaving carving painting " +
-  "glimmering luminous murky brackish thorny mossy craggy windswept sunlit moonlit starlit " +
-  "obsidian amber jade crimson azure violet golden silvery ivory ebony scarlet cerulean " +
-  "resonance harmony discord entropy stasis momentum gravity inertia vigor decay renewal " +
-  "bargain oath pact covenant debt favor boon bane omen portent prophecy destiny fate doom"
-).split(" ");
+// Word parts (`corpus_words.json`). Every word is either common English or made up of syllables.
+const ONSETS = list("onsets");
+const MIDDLES = ["a", "e", "i", "o", "an", "ar", "en", "il", "or", "ys", "u", "ae", ""];
+const CODAS = list("codas");
+const ADJECTIVES = list("adjectives");
+const SPELL_NOUNS = list("spell_nouns");
+const ITEM_NOUNS = list("item_nouns");
+const MATERIALS = list("materials");
+const FEAT_WORDS = list("feat_words");
+const BEASTS = list("beasts");
+const HAZARD_NOUNS = ["Trap", "Snare", "Pit", "Glyph", "Miasma", "Rockfall", "Haunt", "Mire"];
+const ROLES = list("roles");
+const PLACES = list("places");
+
+/** The hand-written description vocabulary, most common first (`corpus_words.json`). */
+export const VOCABULARY: readonly string[] = list("vocabulary");
 
 /** Words most descriptions share: function words and the rules' own terms, most common first. */
 export const COMMON_WORDS: readonly string[] = VOCABULARY.slice(0, 79);
