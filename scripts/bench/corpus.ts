@@ -356,29 +356,44 @@ export class CorpusGenerator {
   }
 }
 
-/** Maps trait positions in `traits` to the ids the trait rows received. */
-export function resolveTraits(row: CorpusRow, traitIds: readonly number[]): CorpusRow {
-  if (!Array.isArray(row.traits)) return row;
-  const ids = (row.traits as number[]).map((i) => traitIds[i % traitIds.length] ?? traitIds[0]);
-  return { ...row, traits: ids };
-}
-
-/** Inserts rows in batches through jsonb_populate_recordset; returns their ids in input order. */
-export async function insertRows(
+/**
+ * Generates and inserts `counts` rows of each table, traits first (content rows refer to them),
+ * each in the content source `sourceOf` gives, with triggers off (they only bump source
+ * timestamps). Returns each table's rows with the ids they received, in generation order.
+ */
+export async function loadCorpus(
   db: postgres.Sql,
-  table: string,
-  rows: CorpusRow[],
-): Promise<number[]> {
-  const out: number[] = [];
-  const columns = Object.keys(rows[0] ?? {}).map((c) => `"${c}"`).join(", ");
-  for (let i = 0; i < rows.length; i += 2_000) {
-    const inserted = await db.unsafe(
-      `insert into public."${table}" (${columns})
-       select ${columns} from jsonb_populate_recordset(null::public."${table}", $1::jsonb)
-       returning id`,
-      [rows.slice(i, i + 2_000) as never],
-    );
-    out.push(...inserted.map((r) => Number(r.id)));
+  generator: CorpusGenerator,
+  counts: Partial<Record<CorpusTable, number>>,
+  sourceOf: () => number,
+): Promise<Map<CorpusTable, { row: CorpusRow; id: number }[]>> {
+  await db`set session_replication_role = replica`;
+  const loaded = new Map<CorpusTable, { row: CorpusRow; id: number }[]>();
+  let traitIds: number[] = [];
+  const tables = Object.keys(counts) as CorpusTable[];
+  for (const table of ["trait" as const, ...tables.filter((t) => t !== "trait")]) {
+    const rows = Array.from({ length: counts[table] ?? 0 }, (): CorpusRow => {
+      const row = generator.row(table);
+      // Trait positions become the ids the trait rows received.
+      const traits = Array.isArray(row.traits)
+        ? { traits: (row.traits as number[]).map((i) => traitIds[i % traitIds.length]) }
+        : {};
+      return { ...row, ...traits, content_source_id: sourceOf() };
+    });
+    const ids: number[] = [];
+    const columns = Object.keys(rows[0] ?? {}).map((c) => `"${c}"`).join(", ");
+    for (let i = 0; i < rows.length; i += 2_000) {
+      const inserted = await db.unsafe(
+        `insert into public."${table}" (${columns})
+         select ${columns} from jsonb_populate_recordset(null::public."${table}", $1::jsonb)
+         returning id`,
+        [rows.slice(i, i + 2_000) as never],
+      );
+      ids.push(...inserted.map((r) => Number(r.id)));
+    }
+    if (table === "trait") traitIds = ids;
+    loaded.set(table, rows.map((row, i) => ({ row, id: ids[i]! })));
   }
-  return out;
+  await db`reset session_replication_role`;
+  return loaded;
 }

@@ -16,11 +16,9 @@ import { useRunSecrets } from "../support/run_secrets.ts";
 import {
   BROAD_WORDS,
   CorpusGenerator,
-  type CorpusRow,
   type CorpusTable,
-  insertRows,
+  loadCorpus,
   Random,
-  resolveTraits,
   TOPIC_WORDS,
 } from "./corpus.ts";
 
@@ -59,14 +57,12 @@ interface Loaded {
 const log = (message: string) => console.error(`[bench:search] ${message}`);
 
 /** Generates and loads the corpus; returns the bench user's id and the rows loaded. */
-async function loadCorpus(url: string): Promise<{ rows: Loaded[]; userId: string }> {
+async function load(url: string): Promise<{ rows: Loaded[]; userId: string }> {
   const db = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const [user] = await db<{ id: string }[]>`
       insert into auth.users (id, email) values (gen_random_uuid(), ${BENCH_EMAIL})
       returning id::text as id`;
-    // Triggers only bump source timestamps; skipping them keeps the load fast.
-    await db`set session_replication_role = replica`;
     const source = async (name: string, published: boolean, owner: string | null = null) =>
       Number(
         (await db`insert into public.content_source (name, is_published, user_id)
@@ -76,35 +72,25 @@ async function loadCorpus(url: string): Promise<{ rows: Loaded[]; userId: string
     for (let i = 1; i <= 8; i++) official.push(await source(`Bench Book ${i}`, true));
     const draft = await source("Bench Draft", false);
     const homebrew = await source("Someone Else's Homebrew", false, user!.id);
-    const generator = new CorpusGenerator(seed);
     const random = new Random(seed ^ 0x5eed);
+    // 90% in published official books; the rest hidden by default (draft, someone's homebrew).
+    const sourceOf = () => {
+      const x = random.next();
+      return x < 0.9 ? random.pick(official) : x < 0.95 ? draft : homebrew;
+    };
     const counts = CorpusGenerator.counts(totalRows);
-    const loaded = new Map<CorpusTable, Loaded[]>();
-    let traitIds: number[] = [];
-    const order = Object.keys(counts).filter((t) => t !== "trait") as CorpusTable[];
-    for (const table of ["trait" as const, ...order]) {
-      const rows: CorpusRow[] = Array.from({ length: counts[table] }, () => {
-        // 90% in published official books; the rest hidden by default (draft, someone's homebrew).
-        const x = random.next();
-        const source = x < 0.9 ? random.pick(official) : x < 0.95 ? draft : homebrew;
-        return { ...resolveTraits(generator.row(table), traitIds), content_source_id: source };
-      });
-      const ids = await insertRows(db, table, rows);
-      if (table === "trait") traitIds = ids;
-      loaded.set(
-        table,
-        rows.map((row, i) => ({
-          table,
-          id: ids[i]!,
-          name: String(row.name),
-          description: typeof row.description === "string" ? row.description : null,
-          visible: official.includes(Number(row.content_source_id)),
-        })),
-      );
-    }
-    await db`reset session_replication_role`;
+    const loaded = await loadCorpus(db, new CorpusGenerator(seed), counts, sourceOf);
     await db.unsafe("vacuum analyze");
-    return { rows: TABLES.flatMap((table) => loaded.get(table) ?? []), userId: user!.id };
+    const rows = TABLES.flatMap((table) =>
+      (loaded.get(table) ?? []).map(({ row, id }) => ({
+        table,
+        id,
+        name: String(row.name),
+        description: typeof row.description === "string" ? row.description : null,
+        visible: official.includes(Number(row.content_source_id)),
+      }))
+    );
+    return { rows, userId: user!.id };
   } finally {
     await db.end();
   }
@@ -212,7 +198,7 @@ async function main(): Promise<void> {
   try {
     server = await startServer({ port: 0, dataDir: null });
     const loadStart = performance.now();
-    const { rows, userId } = await loadCorpus(database.url);
+    const { rows, userId } = await load(database.url);
     const loadSeconds = (performance.now() - loadStart) / 1000;
     log(`loaded ${rows.length} rows in ${loadSeconds.toFixed(1)} s`);
 

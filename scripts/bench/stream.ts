@@ -19,7 +19,7 @@ import { ServerProcess } from "../support/server_process.ts";
 import { findStatement } from "../../supabase/functions/_shared/content/find_content.ts";
 import { contentTypes } from "@shared/content_types.ts";
 import { contentTable } from "../../supabase/functions/_shared/content/tables.ts";
-import { CorpusGenerator, type CorpusTable, insertRows, resolveTraits } from "./corpus.ts";
+import { CorpusGenerator, loadCorpus } from "./corpus.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -161,21 +161,13 @@ async function jsonAgg(db: postgres.Sql, type: (typeof TYPES)[number], claims: u
 
 /** ROWS generated rows of each type in one official published book, with a few hundred traits. */
 async function seed(db: postgres.Sql): Promise<void> {
-  const generator = new CorpusGenerator(20261123);
-  await db`set session_replication_role = replica`;
   const [book] = await db`insert into public.content_source (name, is_published)
     values ('Stream Bench Book', true) returning id`;
-  let traits: number[] = [];
-  const tables = TYPES.map((type) => [type.replace("-", "_") as CorpusTable, ROWS] as const);
-  for (const [table, count] of [["trait", 300] as const, ...tables]) {
-    const rows = Array.from({ length: count }, () => ({
-      ...resolveTraits(generator.row(table), traits),
-      content_source_id: Number(book?.id),
-    }));
-    const ids = await insertRows(db, table, rows);
-    if (table === "trait") traits = ids;
-  }
-  await db`reset session_replication_role`;
+  const counts = {
+    trait: 300,
+    ...Object.fromEntries(TYPES.map((t) => [t.replace("-", "_"), ROWS])),
+  };
+  await loadCorpus(db, new CorpusGenerator(20261123), counts, () => Number(book!.id));
   // No ANALYZE: a client calls right after rows arrive, before autovacuum has looked at them, and
   // the planner then expects a few hundred rows (find_content.ts says what the find does about it).
 }
