@@ -54,17 +54,14 @@ interface Measured {
 /** The function folders: every folder of supabase/functions/ with an index.ts, except _shared. */
 async function functionNames(): Promise<string[]> {
   const names: string[] = [];
-  for await (const entry of Deno.readDir(functionsDir)) {
-    const entrypoint = join(functionsDir, entry.name, "index.ts");
-    if (entry.isDirectory && !entry.name.startsWith("_") && await exists(entrypoint)) {
-      names.push(entry.name);
-    }
+  for await (const { name, isDirectory } of Deno.readDir(functionsDir)) {
+    const entrypoint = Deno.stat(join(functionsDir, name, "index.ts")).then(
+      () => true,
+      () => false,
+    );
+    if (isDirectory && !name.startsWith("_") && await entrypoint) names.push(name);
   }
   return names.sort();
-}
-
-function exists(path: string): Promise<boolean> {
-  return Deno.stat(path).then(() => true, () => false);
 }
 
 /** The import map's entries, with relative targets made relative to the project root. */
