@@ -3,8 +3,8 @@
  * names built from word parts, descriptions of 30 to 150 words, traits, levels and the per-type
  * fields advanced search filters on. The same seed always gives the same rows.
  */
-
 import type postgres from "postgres";
+import WORD_LISTS from "./corpus_words.json" with { type: "json" };
 
 /** A seeded pseudo-random source (mulberry32): fast, tiny, and the same on every machine. */
 export class Random {
@@ -16,8 +16,7 @@ export class Random {
 
   /** A float in [0, 1). */
   next(): number {
-    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
-    let t = this.#state;
+    let t = this.#state = (this.#state + 0x6d2b79f5) >>> 0;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
@@ -63,89 +62,27 @@ function words(list: string, separator = " "): readonly string[] {
   return list.split(separator);
 }
 
-// Word parts. Every word here is either common English or made up from these syllables.
-const ONSETS = words(
-  "Ash Bel Cal Dra Ember Fen Gal Hal Ir Jor Kel Lor Mor Nim Or Pyr Quel Rav Sil Thal Umb Vor " +
-    "Wyr Xan Yl Zeph Brin Cyr Dun Eld Fal Grim Hael Isen Kor Luth Mal Nar Ost Pel",
-);
-const MIDDLES = ["a", "e", "i", "o", "an", "ar", "en", "il", "or", "ys", "u", "ae", ""];
-const CODAS = words(
-  "dor mir wen thas gard rion dris vash mora lith fane thorn bryn cairn dell ros vel nyx " +
-    "grove mere holt wick spire tor vane zar eth ion ara orn",
-);
-const ADJECTIVES = words(
-  "Ashen Bitter Blazing Bound Brittle Burning Cinder Crimson Crystal Dire Dread Dusk Echoing " +
-    "Eldritch Emerald Fading Feral Frozen Gilded Glacial Gloom Grave Hallowed Hidden Hollow " +
-    "Hungry Iron Ivory Lunar Molten Mournful Obsidian Pale Primal Radiant Restless Rusted " +
-    "Sable Savage Scarlet Shattered Silent Silver Solar Spectral Storm Sunken Swift Thorned " +
-    "Thunder Twilight Umbral Veiled Verdant Vile Wailing Whispering Wild Withered Wyrd",
-);
-const SPELL_NOUNS = words(
-  "Aegis Barrage Bolt Blessing Bloom Brand Burst Chains Chorus Cloak Curse Dirge Embrace " +
-    "Flare Gate Gaze Grasp Hex Lance Mantle Mark Nova Orb Pact Prison Pulse Ray Rebuke " +
-    "Sanctuary Seal Shroud Sigil Spiral Storm Surge Tempest Torrent Veil Vortex Wall Ward Wave " +
-    "Whisper Wrath",
-);
-const ITEM_NOUNS = words(
-  "Amulet Axe Band Blade Boots Bow Bracers Buckler Censer Circlet Cloak Crossbow Dagger " +
-    "Flail Gauntlets Glaive Greatsword Hammer Helm Lantern Longsword Mace Mail Pendant Plate " +
-    "Potion Rapier Ring Rod Rune Sash Scimitar Shield Sling Spear Staff Talisman Tome Wand " +
-    "Whip",
-);
-const MATERIALS = words(
-  "Adamant Bone Bronze Coldiron Darkwood Dragonhide Glass Mithral Oak Sunsilver Starmetal " +
-    "Steel",
-);
-const FEAT_WORDS = words(
-  "Strike Stance Feint Parry Charge Shot Step Roar Focus Instinct Resolve Guard Lunge Sweep " +
-    "Rush Cut Tactics Recovery Reflexes Senses Training Expertise Mastery Aim Grip",
-);
-const BEASTS = words(
-  "Basilisk Drake Ghoul Golem Griffon Hag Hound Hydra Imp Kraken Lich Manticore Naga Ooze " +
-    "Raptor Serpent Shade Sphinx Spider Troll Wight Wolf Worm Wraith Wyvern",
-);
-const HAZARD_NOUNS = ["Trap", "Snare", "Pit", "Glyph", "Miasma", "Rockfall", "Haunt", "Mire"];
-const ROLES = words(
-  "Archer Bard Champion Duelist Guardian Herald Hunter Keeper Knight Mystic Oracle Ranger " +
-    "Reaver Sage Scout Seer Sentinel Shaman Sorcerer Warden",
-);
-const PLACES = words(
-  "Harbor Mountain Forest Desert Temple Tavern Market Frontier Court Underdark Swamp Tundra",
-);
+/** A word list of `corpus_words.json`, whose lines are runs of words. */
+function list(name: keyof typeof WORD_LISTS): readonly string[] {
+  return words(WORD_LISTS[name].join(" "));
+}
 
-/** The hand-written description vocabulary, most common first. */
-export const VOCABULARY: readonly string[] = (
-  "the of a you to and in your creature that its target an for on with each is can as or " +
-  "this if at by from turn damage enemy spell are it be until end ally within action any " +
-  "round feet strike attack make takes one ability two gains additional which saving throw " +
-  "instead when bonus penalty circumstance status equal level minute all have must while " +
-  "reaction three other than item check against success critical failure spend hit points " +
-  "fire cold acid electricity sonic poison mental force spirit vitality void light darkness " +
-  "shadow flame frost storm thunder lightning wind stone earth water air metal wood blood bone " +
-  "ash smoke mist fog ember cinder spark blaze glow shimmer whisper echo song chant prayer " +
-  "rune sigil glyph seal ward shield armor weapon blade arrow bolt spear hammer staff wand " +
-  "ring amulet cloak boots gloves helm crown orb tome scroll potion elixir charm talisman " +
-  "dragon wolf serpent spider raven owl bear hound drake wyrm giant troll goblin ghost wraith " +
-  "lich vampire zombie skeleton demon devil angel fey elemental construct ooze plant beast " +
-  "forest mountain river lake sea ocean desert swamp cave ruin tower castle temple shrine " +
-  "village city road bridge gate wall door window stair chamber vault crypt tomb grave " +
-  "ancient forgotten hidden secret sacred cursed blessed broken shattered twisted hollow " +
-  "silent howling burning frozen radiant gloomy verdant withered gleaming rusted gilded " +
-  "swiftly slowly briefly fiercely gently quietly suddenly silently boldly carefully " +
-  "resist immune weakness frightened sickened stunned slowed clumsy enfeebled drained " +
-  "blinded deafened grabbed restrained prone hidden concealed invisible quickened fatigued " +
-  "persistent splash area burst cone line emanation aura sustain dismiss heighten focus " +
-  "ritual cantrip innate divine arcane occult primal tradition component somatic verbal " +
-  "material manipulate concentrate move attack flourish press open stance exploration " +
-  "downtime recall knowledge identify magic craft repair treat wounds administer first aid " +
-  "climb swim leap balance tumble escape disarm shove trip grapple feint demoralize " +
-  "intimidate deceive diplomacy lie impersonate perform sneak steal track survive forage " +
-  "navigate sailing riding hunting fishing brewing smithing weaving carving painting " +
-  "glimmering luminous murky brackish thorny mossy craggy windswept sunlit moonlit starlit " +
-  "obsidian amber jade crimson azure violet golden silvery ivory ebony scarlet cerulean " +
-  "resonance harmony discord entropy stasis momentum gravity inertia vigor decay renewal " +
-  "bargain oath pact covenant debt favor boon bane omen portent prophecy destiny fate doom"
-).split(" ");
+// Word parts (`corpus_words.json`). Every word is either common English or made up of syllables.
+const ONSETS = list("onsets");
+const MIDDLES = ["a", "e", "i", "o", "an", "ar", "en", "il", "or", "ys", "u", "ae", ""];
+const CODAS = list("codas");
+const ADJECTIVES = list("adjectives");
+const SPELL_NOUNS = list("spell_nouns");
+const ITEM_NOUNS = list("item_nouns");
+const MATERIALS = list("materials");
+const FEAT_WORDS = list("feat_words");
+const BEASTS = list("beasts");
+const HAZARD_NOUNS = ["Trap", "Snare", "Pit", "Glyph", "Miasma", "Rockfall", "Haunt", "Mire"];
+const ROLES = list("roles");
+const PLACES = list("places");
+
+/** The hand-written description vocabulary, most common first (`corpus_words.json`). */
+export const VOCABULARY: readonly string[] = list("vocabulary");
 
 /** Words most descriptions share: function words and the rules' own terms, most common first. */
 export const COMMON_WORDS: readonly string[] = VOCABULARY.slice(0, 79);
@@ -168,15 +105,25 @@ const TOPICAL_TAIL: readonly string[] = (() => {
     lore.add(`${random.pick(ONSETS)}${random.pick(MIDDLES)}${random.pick(CODAS)}`.toLowerCase());
   }
   const loreWords = [...lore].filter((w) => !VOCABULARY.includes(w));
-  const tail: string[] = [];
-  for (let i = 0; i < Math.max(TOPIC_WORDS.length, loreWords.length); i++) {
-    const topic = TOPIC_WORDS[i];
-    const made = loreWords[i];
-    if (topic) tail.push(topic);
-    if (made) tail.push(made);
-  }
-  return tail;
+  const length = Math.max(TOPIC_WORDS.length, loreWords.length);
+  return Array.from({ length }, (_, i) => [TOPIC_WORDS[i], loreWords[i]])
+    .flat().filter((w) => w !== undefined);
 })();
+
+const PREREQUISITES = words(
+  "trained in Athletics|trained in Acrobatics|trained in Arcana|trained in Stealth|" +
+    "trained in Medicine|expert in Athletics|expert in Perception|expert in Stealth|" +
+    "master in Athletics|Strength +2|Dexterity +2|Wisdom +2|Charisma +2|Intelligence +2|" +
+    "Constitution +2",
+  "|",
+);
+const SPELL_AREAS = words("10-foot burst|15-foot cone|30-foot line|20-foot emanation", "|");
+const SPELL_TARGETS = words("1 creature|up to 3 creatures|1 object|you", "|");
+const DURATIONS = words("1 round|1 minute|10 minutes|sustained up to 1 minute", "|");
+const USAGES = words("held in 1 hand|held in 2 hands|worn cloak|worn amulet", "|");
+const ABILITY_TYPES = words("feat action class-feature physical-feature sense heritage mode");
+const ACTIONS = words("ONE-ACTION TWO-ACTIONS THREE-ACTIONS REACTION FREE-ACTION");
+const FREQUENCIES = words("once per day|once per round|once per 10 minutes", "|");
 
 /** The content tables of the corpus and their share of the rows (sums to 1). */
 export const TABLE_SHARES = {
@@ -201,8 +148,8 @@ export type CorpusTable = keyof typeof TABLE_SHARES;
 /** One generated row: column values as `jsonb_populate_recordset` takes them. */
 export type CorpusRow = Record<string, unknown>;
 
-/** How many traits content rows choose from (the first ones most often). */
-const POPULAR_TRAITS = 300;
+/** Positions of the traits content rows choose from (the first ones most often). */
+const POPULAR_TRAITS = Array.from({ length: 300 }, (_, i) => i);
 
 /** The generator of one corpus. Trait ids are assigned by the database, so rows refer to them by
  * position: `traits` holds indexes into the trait rows until `resolveTraits` maps them to ids. */
@@ -216,44 +163,24 @@ export class CorpusGenerator {
 
   /** How many rows of each table a corpus of `total` rows has. */
   static counts(total: number): Record<CorpusTable, number> {
-    const entries = Object.entries(TABLE_SHARES).map(([table, share]) => [
-      table,
-      Math.max(1, Math.round(total * share)),
-    ]);
-    return Object.fromEntries(entries) as Record<CorpusTable, number>;
+    return Object.fromEntries(
+      Object.entries(TABLE_SHARES).map(([table, share]) => [
+        table,
+        Math.max(1, Math.round(total * share)),
+      ]),
+    ) as Record<CorpusTable, number>;
   }
 
   /** A proper name made of syllables: "Korilith", "Ashwen". */
-  properName(): string {
+  #properName(): string {
     const r = this.#random;
     return `${r.pick(ONSETS)}${r.pick(MIDDLES)}${r.pick(CODAS)}`;
   }
 
-  /** `count` unique names for a table. */
-  #uniqueName(table: CorpusTable, make: () => string): string {
-    let names = this.#names.get(table);
-    if (!names) {
-      names = new Set();
-      this.#names.set(table, names);
-    }
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const name = make();
-      if (!names.has(name)) {
-        names.add(name);
-        return name;
-      }
-    }
-    // Dense corner of the name space: make it unique with a proper name.
-    let name = `${make()} of ${this.properName()}`;
-    while (names.has(name)) name = `${make()} of ${this.properName()}`;
-    names.add(name);
-    return name;
-  }
-
-  /** A name of the style the table's content usually has. */
-  name(table: CorpusTable): string {
+  /** A name of the style the table's content usually has, unique in its table. */
+  #name(table: CorpusTable): string {
     const r = this.#random;
-    const proper = () => this.properName();
+    const proper = () => this.#properName();
     const make: Record<CorpusTable, () => string> = {
       spell: () =>
         r.pick([
@@ -292,7 +219,14 @@ export class CorpusGenerator {
       background: () => `${r.pick(PLACES)} ${r.pick(ROLES)}`,
       language: () => `${proper()}${r.pick(["ic", "ish", "ese", "an", ""])}`,
     };
-    return this.#uniqueName(table, make[table]);
+    const names = this.#names.get(table) ?? new Set();
+    this.#names.set(table, names);
+    let name = make[table]();
+    for (let attempt = 1; attempt < 20 && names.has(name); attempt++) name = make[table]();
+    // Dense corner of the name space: made unique with a proper name.
+    while (names.has(name)) name = `${make[table]()} of ${proper()}`;
+    names.add(name);
+    return name;
   }
 
   /**
@@ -302,44 +236,38 @@ export class CorpusGenerator {
    */
   #word(): string {
     const x = this.#random.next();
-    if (x < 0.03) return this.properName();
+    if (x < 0.03) return this.#properName();
     return x < 0.63 ? this.#random.skewed(COMMON_WORDS) : this.#random.leaning(TOPICAL_TAIL);
   }
 
+  /** `length` description words, the first capitalised. */
+  #words(length: number): string {
+    const text = Array.from({ length }, () => this.#word()).join(" ");
+    return text.charAt(0).toUpperCase() + text.slice(1);
+  }
+
   /** A description of 30 to 150 words in sentences of 6 to 16 words. */
-  description(): string {
-    const r = this.#random;
-    const target = r.int(30, 150);
+  #description(): string {
+    const target = this.#random.int(30, 150);
     const sentences: string[] = [];
-    let words = 0;
-    while (words < target) {
-      const length = Math.min(r.int(6, 16), target - words);
-      const sentence: string[] = [];
-      for (let i = 0; i < length; i++) {
-        sentence.push(this.#word());
-      }
-      words += length;
-      const first = sentence[0] ?? "the";
-      sentence[0] = first.charAt(0).toUpperCase() + first.slice(1);
-      sentences.push(`${sentence.join(" ")}.`);
+    for (let count = 0; count < target;) {
+      const length = Math.min(this.#random.int(6, 16), target - count);
+      sentences.push(`${this.#words(length)}.`);
+      count += length;
     }
     return sentences.join(" ");
   }
 
   /** A short sentence for fields such as `trigger` or `requirements`. */
-  phrase(min = 4, max = 10): string {
-    const r = this.#random;
-    const words = Array.from({ length: r.int(min, max) }, () => this.#word());
-    const first = words[0] ?? "the";
-    words[0] = first.charAt(0).toUpperCase() + first.slice(1);
-    return words.join(" ");
+  #phrase(min = 4, max = 10): string {
+    return this.#words(this.#random.int(min, max));
   }
 
-  #traitIndexes(max: number): number[] {
+  #traitIndexes(): number[] {
     const r = this.#random;
-    const n = r.int(0, max);
+    const n = r.int(0, 4);
     const chosen = new Set<number>();
-    for (let i = 0; i < n; i++) chosen.add(Math.floor(r.skewed(POPULAR_INDEXES)));
+    for (let i = 0; i < n; i++) chosen.add(r.skewed(POPULAR_TRAITS));
     return [...chosen];
   }
 
@@ -360,141 +288,112 @@ export class CorpusGenerator {
   /** One row of the table (without `content_source_id`). */
   row(table: CorpusTable): CorpusRow {
     const r = this.#random;
-    const base = { name: this.name(table), rarity: this.#rarity() };
+    const base = { name: this.#name(table), rarity: this.#rarity() };
     switch (table) {
       case "trait":
-        return { name: base.name, description: this.description() };
+        return { name: base.name, description: this.#description() };
       case "spell": {
         const kind = r.next();
         return {
           ...base,
-          description: this.description(),
+          description: this.#description(),
           rank: r.chance(0.08) ? 0 : r.int(1, 10),
           traditions: r.some(["arcane", "divine", "occult", "primal"], r.int(1, 3)),
           availability: this.#availability(),
           cast: r.pick(["one-action", "two-actions", "three-actions", "reaction", "1 minute"]),
           range: this.#maybe(0.7, () => r.pick(["touch", "30 feet", "60 feet", "120 feet"])),
-          area: this.#maybe(
-            0.3,
-            () => r.pick(["10-foot burst", "15-foot cone", "30-foot line", "20-foot emanation"]),
-          ),
-          targets: this.#maybe(
-            0.5,
-            () => r.pick(["1 creature", "up to 3 creatures", "1 object", "you"]),
-          ),
-          duration: this.#maybe(
-            0.5,
-            () => r.pick(["1 round", "1 minute", "10 minutes", "sustained up to 1 minute"]),
-          ),
+          area: this.#maybe(0.3, () => r.pick(SPELL_AREAS)),
+          targets: this.#maybe(0.5, () => r.pick(SPELL_TARGETS)),
+          duration: this.#maybe(0.5, () => r.pick(DURATIONS)),
           defense: this.#maybe(0.5, () => r.pick(["basic Reflex", "Will", "Fortitude", "AC"])),
-          cost: this.#maybe(0.05, () => this.phrase(3, 6)),
-          trigger: this.#maybe(0.08, () => this.phrase()),
-          requirements: this.#maybe(0.05, () => this.phrase()),
-          traits: this.#traitIndexes(4),
+          cost: this.#maybe(0.05, () => this.#phrase(3, 6)),
+          trigger: this.#maybe(0.08, () => this.#phrase()),
+          requirements: this.#maybe(0.05, () => this.#phrase()),
+          traits: this.#traitIndexes(),
           meta_data: kind < 0.1 ? { focus: true } : kind < 0.15 ? { ritual: true } : {},
         };
       }
       case "item":
         return {
           ...base,
-          description: this.description(),
+          description: this.#description(),
           level: r.int(0, 25),
           group: r.skewed(["GENERAL", "WEAPON", "ARMOR", "RUNE", "SHIELD", "UPGRADE", "MATERIAL"]),
           size: r.chance(0.9) ? "MEDIUM" : r.pick(["TINY", "SMALL", "LARGE", "HUGE"]),
           bulk: r.pick(["L", "1", "2", "3", null]),
           hands: r.pick(["1", "2", "1+", null]),
-          usage: r.pick(["held in 1 hand", "held in 2 hands", "worn cloak", "worn amulet", null]),
-          craft_requirements: this.#maybe(0.2, () => this.phrase()),
+          usage: r.pick([...USAGES, null]),
+          craft_requirements: this.#maybe(0.2, () => this.#phrase()),
           availability: this.#availability(),
-          traits: this.#traitIndexes(4),
+          traits: this.#traitIndexes(),
           price: { gp: r.int(1, 20_000) },
         };
       case "ability_block":
         return {
           ...base,
-          description: this.description(),
+          description: this.#description(),
           level: this.#maybe(0.95, () => r.int(1, 20)),
-          type: r.skewed([
-            "feat",
-            "action",
-            "class-feature",
-            "physical-feature",
-            "sense",
-            "heritage",
-            "mode",
-          ]),
-          actions: r.pick([
-            "ONE-ACTION",
-            "TWO-ACTIONS",
-            "THREE-ACTIONS",
-            "REACTION",
-            "FREE-ACTION",
-            null,
-            null,
-          ]),
+          type: r.skewed(ABILITY_TYPES),
+          actions: r.pick([...ACTIONS, null, null]),
           availability: this.#availability(),
           prerequisites: r.some(PREREQUISITES, r.int(0, 2)),
-          frequency: this.#maybe(
-            0.15,
-            () => r.pick(["once per day", "once per round", "once per 10 minutes"]),
-          ),
-          trigger: this.#maybe(0.15, () => this.phrase()),
-          requirements: this.#maybe(0.15, () => this.phrase()),
-          cost: this.#maybe(0.03, () => this.phrase(2, 5)),
-          access: this.#maybe(0.05, () => `Member of the ${this.properName()} ${r.pick(ROLES)}s`),
-          special: this.#maybe(0.1, () => this.phrase(8, 20)),
-          traits: this.#traitIndexes(4),
+          frequency: this.#maybe(0.15, () => r.pick(FREQUENCIES)),
+          trigger: this.#maybe(0.15, () => this.#phrase()),
+          requirements: this.#maybe(0.15, () => this.#phrase()),
+          cost: this.#maybe(0.03, () => this.#phrase(2, 5)),
+          access: this.#maybe(0.05, () => `Member of the ${this.#properName()} ${r.pick(ROLES)}s`),
+          special: this.#maybe(0.1, () => this.#phrase(8, 20)),
+          traits: this.#traitIndexes(),
         };
       case "creature":
       case "hazard":
         return { ...base, level: r.int(-1, 25) };
-      case "class":
-      case "archetype":
-      case "class_archetype":
-      case "versatile_heritage":
-      case "ancestry":
-      case "background":
-        return { ...base, description: this.description() };
       case "language":
-        return { ...base, description: this.description(), availability: this.#availability() };
+        return { ...base, description: this.#description(), availability: this.#availability() };
+      default:
+        return { ...base, description: this.#description() };
     }
   }
 }
 
-const POPULAR_INDEXES = Array.from({ length: POPULAR_TRAITS }, (_, i) => i);
-
-const PREREQUISITES = words(
-  "trained in Athletics|trained in Acrobatics|trained in Arcana|trained in Stealth|" +
-    "trained in Medicine|expert in Athletics|expert in Perception|expert in Stealth|" +
-    "master in Athletics|Strength +2|Dexterity +2|Wisdom +2|Charisma +2|Intelligence +2|" +
-    "Constitution +2",
-  "|",
-);
-
-/** Maps trait positions in `traits` to the ids the trait rows received. */
-export function resolveTraits(row: CorpusRow, traitIds: readonly number[]): CorpusRow {
-  if (!Array.isArray(row.traits)) return row;
-  const ids = (row.traits as number[]).map((i) => traitIds[i % traitIds.length] ?? traitIds[0]);
-  return { ...row, traits: ids };
-}
-
-/** Inserts rows in batches through jsonb_populate_recordset; returns their ids in input order. */
-export async function insertRows(
+/**
+ * Generates and inserts `counts` rows of each table, traits first (content rows refer to them),
+ * each in the content source `sourceOf` gives, with triggers off (they only bump source
+ * timestamps). Returns each table's rows with the ids they received, in generation order.
+ */
+export async function loadCorpus(
   db: postgres.Sql,
-  table: string,
-  rows: CorpusRow[],
-): Promise<number[]> {
-  const out: number[] = [];
-  const columns = Object.keys(rows[0] ?? {}).map((c) => `"${c}"`).join(", ");
-  for (let i = 0; i < rows.length; i += 2_000) {
-    const batch = rows.slice(i, i + 2_000);
-    const inserted = await db.unsafe(
-      `insert into public."${table}" (${columns})
-       select ${columns} from jsonb_populate_recordset(null::public."${table}", $1::jsonb)
-       returning id`,
-      [batch as never],
-    );
-    for (const r of inserted) out.push(Number(r.id));
+  generator: CorpusGenerator,
+  counts: Partial<Record<CorpusTable, number>>,
+  sourceOf: () => number,
+): Promise<Map<CorpusTable, { row: CorpusRow; id: number }[]>> {
+  await db`set session_replication_role = replica`;
+  const loaded = new Map<CorpusTable, { row: CorpusRow; id: number }[]>();
+  let traitIds: number[] = [];
+  const tables = Object.keys(counts) as CorpusTable[];
+  for (const table of ["trait" as const, ...tables.filter((t) => t !== "trait")]) {
+    const rows = Array.from({ length: counts[table] ?? 0 }, (): CorpusRow => {
+      const row = generator.row(table);
+      // Trait positions become the ids the trait rows received.
+      const traits = Array.isArray(row.traits)
+        ? { traits: (row.traits as number[]).map((i) => traitIds[i % traitIds.length]) }
+        : {};
+      return { ...row, ...traits, content_source_id: sourceOf() };
+    });
+    const ids: number[] = [];
+    const columns = Object.keys(rows[0] ?? {}).map((c) => `"${c}"`).join(", ");
+    for (let i = 0; i < rows.length; i += 2_000) {
+      const inserted = await db.unsafe(
+        `insert into public."${table}" (${columns})
+         select ${columns} from jsonb_populate_recordset(null::public."${table}", $1::jsonb)
+         returning id`,
+        [rows.slice(i, i + 2_000) as never],
+      );
+      ids.push(...inserted.map((r) => Number(r.id)));
+    }
+    if (table === "trait") traitIds = ids;
+    loaded.set(table, rows.map((row, i) => ({ row, id: ids[i]! })));
   }
-  return out;
+  await db`reset session_replication_role`;
+  return loaded;
 }

@@ -2,9 +2,10 @@
  * The load benchmark (`deno task bench`): the limit of one HTTP round trip against the API. A bare
  * server (`bare_server.ts`) runs find-spell's prepared SELECT; next to it the API's find-spell by
  * id with API keys and with session tokens, on a server subprocess over real Postgres (a fresh
- * database) and Redis. Each is driven by `wrk` at each concurrency (default 64) in the same run,
- * with the CPU time of the database's backends and of the server per request, and its share of
- * the bare server's rate. `--smoke` is a short run for CI that fails only on errors.
+ * database) and Redis. Each is driven by `wrk` (a C load generator, so the load costs the two cores
+ * little; `wrk_post.lua`) at each concurrency (default 64) in the same run, after an unmeasured
+ * warm-up, with the CPU time of the database's backends and of the server per request, and its
+ * share of the bare server's rate. `--smoke` is a short run for CI that fails only on errors.
  *
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
  * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379;
@@ -15,7 +16,6 @@ import { parseArgs } from "node:util";
 import { createAccount, createApiKeys, tokenFor } from "../support/accounts.ts";
 import { freshDatabase } from "../support/fresh_database.ts";
 import { ServerProcess } from "../support/server_process.ts";
-import { cpuSeconds, haveWrk, type LoadResult, processesMatching, wrkLoad } from "./wrk.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -35,17 +35,27 @@ const BARE = "bare Deno.serve + prepared SELECT";
 /** The floor issue 37 sets for an API-key find against the bare server (its level before leases). */
 const FLOOR_OF_BARE = 0.12;
 /**
- * API keys and session tokens, each used 100 times in a row by `wrk_post.lua`: a key's budget is
- * 120 requests a minute and a token's 240 (no setting raises them), so a 10-second run at up to
- * 15,000 requests/s needs 1,500 of them; the warm-up and the measured run spend different ones.
+ * API keys and session tokens, each used USES_PER_TOKEN times in a row by `wrk_post.lua`: a key's
+ * budget is 120 requests a minute and a token's 240 (no setting raises them), so a 10-second run
+ * at up to 15,000 requests/s needs 1,500 of them; the warm-up and the measured run spend
+ * different ones.
  */
 const API_KEYS = args.smoke ? 400 : 4_000;
 const TOKENS = args.smoke ? 200 : 2_000;
+const USES_PER_TOKEN = 100;
+const THREADS = 2;
+const CLOCK_TICKS = 100;
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
 
-if (!await haveWrk()) {
+const haveWrk = await new Deno.Command("wrk", {
+  args: ["--version"],
+  stdout: "null",
+  stderr: "null",
+})
+  .output().then(() => true, () => false);
+if (!haveWrk) {
   console.error("wrk is not installed (Debian: apt-get install wrk): nothing to measure with");
   Deno.exit(args.smoke ? 0 : 1);
 }
@@ -74,44 +84,50 @@ try {
     select t.id from public.spell t join public.content_source s on s.id = t.content_source_id
     where s.user_id is null and s.is_published order by t.id limit 1`;
   if (!spell) throw new Error("The seed holds no official spell to find");
-  const body = { id: Number(spell.id) };
-  const expected = `{"status":"success","data":{"id":${body.id},`;
+  const body = JSON.stringify({ id: Number(spell.id) });
+  const expected = `{"status":"success","data":{"id":${Number(spell.id)},`;
   const api = `${server.functionsUrl}/find-spell`;
   const targets = [
-    { label: BARE, url: bare.url, pid: bare.pid, tokens: ["none"], body, expected },
-    { label: "find-spell by id, API key", url: api, pid: server.pid, tokens: keys, body, expected },
-    { label: "find-spell by id, JWT", url: api, pid: server.pid, tokens, body, expected },
+    { label: BARE, url: bare.url, pid: bare.pid, tokens: ["none"] },
+    { label: "find-spell by id, API key", url: api, pid: server.pid, tokens: keys },
+    { label: "find-spell by id, JWT", url: api, pid: server.pid, tokens },
   ];
   const databaseName = new URL(database.url).pathname.slice(1);
-  const postgresCpu = () =>
-    processesMatching("postgres:", databaseName).reduce((t, pid) => t + cpuSeconds(pid), 0);
+  const cpu = (pid: number) => [
+    processesMatching("postgres:", databaseName).reduce((t, p) => t + cpuSeconds(p), 0),
+    cpuSeconds(pid),
+  ];
 
   const rows: string[] = [];
   const targetsMet: [string, boolean][] = [];
   let errors = 0;
   for (const concurrency of levels) {
     let bareRps = 0;
-    for (const target of targets) {
-      let before = [0, 0];
-      let after = [0, 0];
-      const result = await wrkLoad(target, concurrency, seconds, warmup, {
-        before: () => (before = [postgresCpu(), cpuSeconds(target.pid)]),
-        after: () => (after = [postgresCpu(), cpuSeconds(target.pid)]),
-      });
-      const cpuMs = (i: number) => ((after[i]! - before[i]!) * 1000) / (result.requests || 1);
-      if (target.label === BARE) bareRps = result.rps;
-      const share = result.rps / bareRps;
-      errors += result.errors;
-      rows.push(row(result, cpuMs(0), cpuMs(1), share));
+    for (const { label, url, pid, tokens } of targets) {
+      // The warm-up and the measured run spend tokens of their own, in proportion to their length.
+      const split = tokens.length < 2 ? 0 : Math.ceil(tokens.length * warmup / (warmup + seconds));
+      const run = (tokensUsed: readonly string[], runSeconds: number) =>
+        wrk(url, tokensUsed, body, expected, concurrency, runSeconds);
+      if (warmup > 0) await run(split > 0 ? tokens.slice(0, split) : tokens, warmup);
+      const before = cpu(pid);
+      const r = await run(split > 0 ? tokens.slice(split) : tokens, seconds);
+      const [postgresMs, serverMs] = cpu(pid).map((t, i) =>
+        ((t - before[i]!) * 1000) / (r.requests || 1)
+      );
+      if (label === BARE) bareRps = r.rps;
+      const share = r.rps / bareRps;
+      errors += r.errors;
+      rows.push(
+        `| ${label} | ${concurrency} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} / ` +
+          `${r.p99.toFixed(1)} | ${r.max.toFixed(0)} | ${r.errors}/${r.requests} | ` +
+          `${postgresMs!.toFixed(3)} | ${serverMs!.toFixed(3)} | ${(share * 100).toFixed(0)}% |`,
+      );
       console.error(rows.at(-1));
-      if (result.samples[0]) console.error(`  e.g. ${result.samples[0]}`);
-      if (target.label === BARE) continue;
+      if (r.sample) console.error(`  e.g. ${r.sample}`);
+      if (label === BARE) continue;
       targetsMet.push(
-        [
-          `${target.label} at c=${concurrency}: ${FLOOR_OF_BARE * 100}% of bare`,
-          share >= FLOOR_OF_BARE,
-        ],
-        [`${target.label} at c=${concurrency}: no request over 1 s`, result.max <= 1_000],
+        [`${label} at c=${concurrency}: ${FLOOR_OF_BARE * 100}% of bare`, share >= FLOOR_OF_BARE],
+        [`${label} at c=${concurrency}: no request over 1 s`, r.max <= 1_000],
       );
     }
   }
@@ -138,16 +154,89 @@ try {
   await database.drop();
 }
 
-function row(r: LoadResult, postgresMs: number, serverMs: number, share: number): string {
-  return `| ${r.label} | ${r.concurrency} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} / ` +
-    `${r.p99.toFixed(1)} | ${r.max.toFixed(0)} | ${r.errors}/${r.requests} | ` +
-    `${postgresMs.toFixed(3)} | ${serverMs.toFixed(3)} | ${(share * 100).toFixed(0)}% |`;
+/**
+ * One `wrk` run: POSTs `body` to `url` at `concurrency` connections for `seconds`, each token used
+ * USES_PER_TOKEN times in a row; latencies in milliseconds.
+ */
+async function wrk(
+  url: string,
+  tokens: readonly string[],
+  body: string,
+  expected: string,
+  concurrency: number,
+  seconds: number,
+) {
+  const tokensFile = await Deno.makeTempFile({ suffix: ".tokens" });
+  try {
+    await Deno.writeTextFile(tokensFile, tokens.join("\n") + "\n");
+    const { stdout, stderr } = await new Deno.Command("wrk", {
+      args: [
+        `-t${THREADS}`,
+        `-c${concurrency}`,
+        `-d${Math.max(1, Math.round(seconds))}s`,
+        "--timeout",
+        "10s",
+        "-s",
+        new URL("./wrk_post.lua", import.meta.url).pathname,
+        url,
+        "--",
+        tokensFile,
+        body,
+        expected,
+        String(THREADS),
+        String(USES_PER_TOKEN),
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(stdout);
+    const line = /^WRK_RESULT (.*)$/m.exec(text)?.[1];
+    if (!line) {
+      throw new Error(`wrk printed no result:\n${text}\n${new TextDecoder().decode(stderr)}`);
+    }
+    type Counted = "requests" | "duration_us" | "p50_us" | "p99_us" | "max_us" | "bad";
+    const r = JSON.parse(line) as Record<Counted | "socket_errors", number> & { sample: string };
+    return {
+      requests: r.requests,
+      errors: r.bad + r.socket_errors,
+      rps: r.requests / (r.duration_us / 1e6),
+      p50: r.p50_us / 1000,
+      p99: r.p99_us / 1000,
+      max: r.max_us / 1000,
+      sample: r.sample,
+    };
+  } finally {
+    await Deno.remove(tokensFile).catch(() => {});
+  }
+}
+
+/** CPU seconds (user + system) a process has used, from /proc; 0 once it is gone. */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // Fields after the command name (which may hold spaces) start at the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** Processes whose command line contains every given word (Postgres backends name their database). */
+function processesMatching(...words: string[]): number[] {
+  return [...Deno.readDirSync("/proc")].flatMap(({ name }) => {
+    if (!/^\d+$/.test(name)) return [];
+    try {
+      const command = Deno.readTextFileSync(`/proc/${name}/cmdline`).replaceAll("\0", " ");
+      return words.every((w) => command.includes(w)) ? [Number(name)] : [];
+    } catch {
+      return []; // ended meanwhile
+    }
+  });
 }
 
 /** Starts `bare_server.ts` on the benchmark's database with the API server's pool size. */
-async function startBareServer(): Promise<
-  { url: string; pid: number; stop: () => Promise<void> }
-> {
+async function startBareServer() {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--no-check", new URL("./bare_server.ts", import.meta.url).pathname],
     env: { DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(POOL_SIZE), PORT: "0" },

@@ -17,7 +17,6 @@ import { ServerProcess } from "../support/server_process.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
-const NETWORK_MS = 2;
 
 interface Kind {
   label: string;
@@ -57,10 +56,7 @@ export async function countRoundTrips(prepare: boolean): Promise<Counted[]> {
   // cannot answer the first piece before the rest arrives; on loopback it can, and the rest would
   // count as a round trip the client never waited for. Held back 2 ms, as by a short network, the
   // count is what a network would see.
-  const proxy = RoundTripProxy.start(
-    { hostname: target.hostname, port: Number(target.port) },
-    NETWORK_MS,
-  );
+  const proxy = RoundTripProxy.start({ hostname: target.hostname, port: Number(target.port) }, 2);
   const viaProxy = new URL(database.url);
   viaProxy.port = String(proxy.port);
   const sql = postgres(database.url, { max: 1, onnotice: () => {} });
@@ -75,99 +71,77 @@ export async function countRoundTrips(prepare: boolean): Promise<Counted[]> {
     });
     const account = await createAccount(sql, 2);
     const [apiKey] = await createApiKeys(sql, account.user_id, 1);
-    const [source] = await sql<{ id: number }[]>`
-      insert into public.content_source (name, user_id, is_published)
-      values ('Round trips', ${account.user_id}, false) returning id`;
-    const [character] = await sql<{ id: number }[]>`
-      insert into public.character (name, user_id) values ('Counted', ${account.user_id})
-      returning id`;
-    const [client] = await sql<{ id: number }[]>`
-      select id from public.api_client where user_id = ${account.user_id}`;
-    const [campaign] = await sql<{ id: number }[]>`
-      insert into public.campaign (name, user_id) values ('Counted', ${account.user_id})
-      returning id`;
+    const user = account.user_id;
+    const id = async (rows: PromiseLike<{ id: number }[]>) => (await rows)[0]!.id;
+    const source = await id(sql`insert into public.content_source (name, user_id, is_published)
+      values ('Round trips', ${user}, false) returning id`);
+    const character = await id(sql`insert into public.character (name, user_id)
+      values ('Counted', ${user}) returning id`);
+    const client = await id(sql`select id from public.api_client where user_id = ${user}`);
+    const campaign = await id(sql`insert into public.campaign (name, user_id)
+      values ('Counted', ${user}) returning id`);
+    const renamed = () => `Renamed ${crypto.randomUUID()}`;
     let spellId = 0;
     const kinds: Kind[] = [
       jwt("find-spell", () => ({ id: 1 }), "find-spell by id, JWT"),
-      {
-        label: "find-spell by id, API key",
-        fn: "find-spell",
-        body: () => ({ id: 1 }),
-        auth: "api_key",
-      },
+      { ...jwt("find-spell", () => ({ id: 1 }), "find-spell by id, API key"), auth: "api_key" },
       jwt("find-spell", () => ({}), "find-spell {} (official)"),
       jwt("search-data", () => ({ text: "fire" })),
       jwt("create-character", () => ({ name: "Counted" })),
-      jwt("update-character", () => ({ id: character!.id, name: "Recounted" })),
+      jwt("update-character", () => ({ id: character, name: "Recounted" })),
       {
-        label: "create-character, Idempotency-Key",
-        fn: "create-character",
-        body: () => ({ name: "Keyed" }),
-        auth: "jwt",
+        ...jwt("create-character", () => ({ name: "Keyed" }), "create-character, Idempotency-Key"),
         headers: () => ({ "Idempotency-Key": crypto.randomUUID() }),
       },
-      jwt(
-        "create-spell",
-        () => ({ name: `Counted ${crypto.randomUUID()}`, rank: 1, content_source_id: source!.id }),
-      ),
-      jwt(
-        "create-spell",
-        () => ({ id: spellId, name: `Renamed ${crypto.randomUUID()}` }),
-        "create-spell, update",
-      ),
-      jwt("create-content-source", () => ({ name: `Counted ${crypto.randomUUID()}` })),
+      jwt("create-spell", () => ({ name: renamed(), rank: 1, content_source_id: source })),
+      jwt("create-spell", () => ({ id: spellId, name: renamed() }), "create-spell, update"),
+      jwt("create-content-source", () => ({ name: renamed() })),
       jwt(
         "create-content-source",
-        () => ({ id: source!.id, name: `Renamed ${crypto.randomUUID()}` }),
+        () => ({ id: source, name: renamed() }),
         "create-content-source, update",
       ),
       jwt("delete-content", () => ({ type: "spell", id: spellId }), "delete-content (spell)"),
       jwt(
         "grant-character-access",
-        () => ({ client_id: client!.id, user_id: account.user_id, character_id: character!.id }),
+        () => ({ client_id: client, user_id: user, character_id: character }),
       ),
-      jwt("find-character-access", () => ({ character_id: character!.id })),
-      jwt(
-        "revoke-character-access",
-        () => ({ client_id: client!.id, character_id: character!.id }),
-      ),
-      jwt("find-character", () => ({ id: character!.id }), "find-character by id"),
+      jwt("find-character-access", () => ({ character_id: character })),
+      jwt("revoke-character-access", () => ({ client_id: client, character_id: character })),
+      jwt("find-character", () => ({ id: character }), "find-character by id"),
       jwt("create-campaign", () => ({ name: "Counted" })),
       jwt(
         "create-campaign",
-        () => ({ id: campaign!.id, name: "Recounted" }),
+        () => ({ id: campaign, name: "Recounted" }),
         "create-campaign, update",
       ),
-      jwt("find-campaign", () => ({ id: campaign!.id }), "find-campaign by id"),
-      jwt("reset-campaign-key", () => ({ id: campaign!.id })),
+      jwt("find-campaign", () => ({ id: campaign }), "find-campaign by id"),
+      jwt("reset-campaign-key", () => ({ id: campaign })),
       jwt(
         "create-encounter",
         () => ({ name: "Counted", icon: "i", color: "c", combatants: { list: [] }, meta_data: {} }),
       ),
       jwt("find-encounter", () => ({})),
       jwt("get-user", () => ({}), "get-user (own)"),
-      jwt("get-user", () => ({ id: account.user_id }), "get-user (another's)"),
+      jwt("get-user", () => ({ id: user }), "get-user (another's)"),
       jwt("update-user", () => ({ summary: "Counted" })),
       jwt("create-api-client", () => ({ name: "Counted" })),
       jwt("find-api-client", () => ({})),
-      jwt("get-api-client-info", () => ({ client_id: client!.id, user_id: account.user_id })),
-      jwt("unlock-content-source", () => ({ id: source!.id, access_key: "round-trips" })),
+      jwt("get-api-client-info", () => ({ client_id: client, user_id: user })),
+      jwt("unlock-content-source", () => ({ id: source, access_key: "round-trips" })),
       jwt("vector-db-populate-collection", () => ({ collection: "name", type: "spell", ids: [1] })),
       jwt("vector-db-query-collection", () => ({ collection: "name", query: "fire", nResults: 3 })),
-      jwt("get-content-versions", () => ({ ids: [source!.id] })),
-      jwt("get-content-source-stats", () => ({ content_source_id: source!.id })),
-      jwt(
-        "create-content-update",
-        () => ({
-          type: "spell",
-          action: "CREATE",
-          data: { name: "Proposed", rank: 1 },
-          content_source_id: source!.id,
-        }),
-      ),
+      jwt("get-content-versions", () => ({ ids: [source] })),
+      jwt("get-content-source-stats", () => ({ content_source_id: source })),
+      jwt("create-content-update", () => ({
+        type: "spell",
+        action: "CREATE",
+        data: { name: "Proposed", rank: 1 },
+        content_source_id: source,
+      })),
       jwt("find-content-update", () => ({})),
       jwt("gm-users-in-group", () => ({})),
-      { label: "delete-user", fn: "delete-user", body: () => ({}), auth: "jwt", ownAccount: true },
+      { ...jwt("delete-user", () => ({})), ownAccount: true },
     ];
     const call = async (kind: Kind, own?: Account) => {
       const token = own?.token ?? (kind.auth === "jwt" ? account.token : apiKey!);
@@ -184,7 +158,7 @@ export async function countRoundTrips(prepare: boolean): Promise<Counted[]> {
       if (kind.fn === "create-spell" && body.status === "success") spellId = body.data.id;
       return `${res.status} ${body.status}`;
     };
-    const results = [];
+    const results: Counted[] = [];
     const createSpell = kinds.find((k) => k.fn === "create-spell")!;
     for (const kind of kinds) {
       // Each delete has a spell of its own to delete.
@@ -217,13 +191,8 @@ export async function countRoundTrips(prepare: boolean): Promise<Counted[]> {
     proxy.take();
     const status = await call(kinds[0]!);
     const counts = proxy.take();
-    results.push({
-      label: "find-spell by id, new connection",
-      counts,
-      beforeAnswer: counts.roundTrips,
-      status,
-    });
-    return results;
+    const label = "find-spell by id, new connection";
+    return [...results, { label, counts, beforeAnswer: counts.roundTrips, status }];
   } finally {
     await sql.end();
     await server?.stop();
@@ -233,14 +202,7 @@ export async function countRoundTrips(prepare: boolean): Promise<Counted[]> {
 }
 
 if (import.meta.main) {
-  const rows: string[][] = [[
-    "request",
-    "prepare",
-    "round trips",
-    "before the answer",
-    "bytes out / in",
-    "answer",
-  ]];
+  const rows = ["request|prepare|round trips|before the answer|bytes out / in|answer".split("|")];
   for (const prepare of [true, false]) {
     for (const { label, counts, beforeAnswer, status } of await countRoundTrips(prepare)) {
       rows.push([

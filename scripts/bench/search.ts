@@ -1,43 +1,38 @@
 /**
- * The search benchmark: `deno task bench:search` (add `--smoke` for a small, quick run).
- *
- * Creates its own database on the real Postgres (DATABASE_URL's server, default
- * postgres://postgres@127.0.0.1:5432/postgres), loads a generated corpus (scripts/bench/corpus.ts,
- * 100,000 rows over every content type), starts the local server on it with every function, and
- * prints one table: latency percentiles and requests per second of search-data at concurrency 1
- * and 16 for simple, typo and advanced queries; the same advanced statements timed in the database
- * with the trigram indexes and as plain sequential ILIKE scans (index and bitmap scans switched
- * off); and typo recall (one-edit names whose record is in the top 5). The database is dropped at
- * the end. Rate limits stay as in production: the benchmark signs a fresh access
- * token (its own 240-a-minute budget) every 200 requests.
+ * The search benchmark: `deno task bench:search` (`--smoke` for a small, quick run; `--rows N`,
+ * `--seed N`, `--requests N`). On a database of its own on the Postgres of DATABASE_URL (dropped at
+ * the end) it loads a generated corpus (`corpus.ts`), starts the local server with every function
+ * and prints search-data's latency and throughput, the advanced statements timed in the database
+ * with and without the trigram indexes, and typo recall. docs/search.md describes the method.
  */
 import postgres from "postgres";
 import { parseArgs } from "node:util";
-import type { SearchDataBody } from "@shared/search.ts";
+import { SearchDataBody } from "@shared/search.ts";
+import { advancedStatement } from "../../supabase/functions/_shared/search/advanced_search.ts";
+import { parseContainsFilter } from "../../supabase/functions/_shared/search/query_syntax.ts";
+import { ident, SEARCH_TABLES } from "../../supabase/functions/_shared/search/search_tables.ts";
 import { freshDatabase } from "../support/fresh_database.ts";
 import { useRunSecrets } from "../support/run_secrets.ts";
 import { REQUEST_ROLES } from "../../supabase/functions/_shared/db/request_roles.ts";
 import {
   BROAD_WORDS,
   CorpusGenerator,
-  type CorpusRow,
   type CorpusTable,
-  insertRows,
+  loadCorpus,
   Random,
-  resolveTraits,
   TOPIC_WORDS,
 } from "./corpus.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
   options: {
-    smoke: { type: "boolean", default: Deno.env.get("BENCH_SMOKE") === "1" },
+    smoke: { type: "boolean", default: false },
     rows: { type: "string" },
     seed: { type: "string", default: "20261122" },
     requests: { type: "string" },
   },
 });
-const smoke = args.smoke === true;
+const smoke = args.smoke;
 const totalRows = Number(args.rows ?? (smoke ? 3_000 : 100_000));
 const seed = Number(args.seed);
 const requestsPerCell = Number(args.requests ?? (smoke ? 40 : 400));
@@ -47,40 +42,12 @@ const serverUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1
 const TOKEN_EVERY = 200;
 const BENCH_EMAIL = "bench@example.test";
 
-/** Search buckets by corpus table. */
-const BUCKET: Record<CorpusTable, string> = {
-  ability_block: "ability_blocks",
-  ancestry: "ancestries",
-  archetype: "archetypes",
-  background: "backgrounds",
-  class: "classes",
-  creature: "creatures",
-  hazard: "hazards",
-  item: "items",
-  language: "languages",
-  spell: "spells",
-  trait: "traits",
-  versatile_heritage: "versatile_heritages",
-  class_archetype: "class_archetypes",
-};
+/** The corpus tables in the order the query sets are drawn from. */
+const TABLES = ("ability_block ancestry archetype background class creature hazard item " +
+  "language spell trait versatile_heritage class_archetype").split(" ") as CorpusTable[];
+const searchTable = (table: string) => SEARCH_TABLES.find((t) => t.table === table)!;
 
-/** The advanced-mode `type` of a corpus table (hazards are not a search type). */
-const SEARCH_TYPE: Partial<Record<CorpusTable, NonNullable<SearchDataBody["type"]>>> = {
-  ability_block: "ability-block",
-  ancestry: "ancestry",
-  archetype: "archetype",
-  background: "background",
-  class: "class",
-  creature: "creature",
-  item: "item",
-  language: "language",
-  spell: "spell",
-  trait: "trait",
-  versatile_heritage: "versatile-heritage",
-  class_archetype: "class-archetype",
-};
-
-/** A loaded row the query sets are drawn from. */
+/** A loaded row the query sets are drawn from; `visible` when search finds it by default. */
 interface Loaded {
   table: CorpusTable;
   id: number;
@@ -88,93 +55,43 @@ interface Loaded {
   description: string | null;
   visible: boolean;
 }
+const log = (message: string) => console.error(`[bench:search] ${message}`);
 
-function log(message: string): void {
-  console.error(`[bench:search] ${message}`);
-}
-
-/** Generates and loads the corpus; returns the bench user's id. */
-async function loadCorpus(url: string): Promise<string> {
+/** Generates and loads the corpus; returns the bench user's id and the rows loaded. */
+async function load(url: string): Promise<{ rows: Loaded[]; userId: string }> {
   const db = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const [user] = await db<{ id: string }[]>`
       insert into auth.users (id, email) values (gen_random_uuid(), ${BENCH_EMAIL})
       returning id::text as id`;
-    if (!user) throw new Error("The bench user could not be created");
-    // Triggers only bump source timestamps; skipping them keeps the load fast.
-    await db`set session_replication_role = replica`;
-    const official: number[] = [];
-    for (let i = 1; i <= 8; i++) {
-      const [s] = await db`insert into public.content_source (name, is_published)
-        values (${`Bench Book ${i}`}, true) returning id`;
-      official.push(Number(s?.id));
-    }
-    const [draft] = await db`insert into public.content_source (name, is_published)
-      values ('Bench Draft', false) returning id`;
-    const [homebrew] = await db`insert into public.content_source (name, is_published, user_id)
-      values ('Someone Else''s Homebrew', false, ${user.id}) returning id`;
-    const generator = new CorpusGenerator(seed);
-    const random = new Random(seed ^ 0x5eed);
-    const counts = CorpusGenerator.counts(totalRows);
-    let traitIds: number[] = [];
-    const order: CorpusTable[] = [
-      "trait",
-      ...(Object.keys(counts) as CorpusTable[]).filter((t) => t !== "trait"),
-    ];
-    for (const table of order) {
-      const generated: CorpusRow[] = [];
-      for (let i = 0; i < counts[table]; i++) {
-        // 90% in published official books; the rest hidden by default (draft, someone's homebrew).
-        const x = random.next();
-        const source = x < 0.9
-          ? random.pick(official)
-          : x < 0.95
-          ? Number(draft?.id)
-          : Number(homebrew?.id);
-        generated.push({
-          ...resolveTraits(generator.row(table), traitIds),
-          content_source_id: source,
-        });
-      }
-      const inserted = await insertRows(db, table, generated);
-      if (table === "trait") traitIds = inserted;
-    }
-    await db`reset session_replication_role`;
-    await db.unsafe("vacuum analyze");
-    return user.id;
-  } finally {
-    await db.end();
-  }
-}
-
-/** Reads back what the query sets are drawn from: every row, and whether search finds it by default. */
-async function readLoaded(url: string): Promise<{ rows: Loaded[]; userId: string }> {
-  const db = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    const [user] = await db<{ id: string }[]>`
-      select id::text as id from auth.users where email = ${BENCH_EMAIL}`;
-    if (!user) throw new Error("No bench user in this database");
-    const rows: Loaded[] = [];
-    for (const table of Object.keys(BUCKET) as CorpusTable[]) {
-      const described = table !== "creature" && table !== "hazard";
-      const found = await db.unsafe(
-        `select t.id, t.name, ${described ? "t.description" : "null"} as description,
-           s.user_id is null and s.is_published as visible
-         from public."${table}" t join public.content_source s on s.id = t.content_source_id
-         where s.name like 'Bench %' or s.name = 'Someone Else''s Homebrew'
-         order by t.id`,
+    const source = async (name: string, published: boolean, owner: string | null = null) =>
+      Number(
+        (await db`insert into public.content_source (name, is_published, user_id)
+        values (${name}, ${published}, ${owner}) returning id`)[0]?.id,
       );
-      for (const r of found) {
-        rows.push({
-          table,
-          id: Number(r.id),
-          name: String(r.name),
-          description: typeof r.description === "string" ? r.description : null,
-          visible: r.visible === true,
-        });
-      }
-    }
-    return { rows, userId: user.id };
+    const official: number[] = [];
+    for (let i = 1; i <= 8; i++) official.push(await source(`Bench Book ${i}`, true));
+    const draft = await source("Bench Draft", false);
+    const homebrew = await source("Someone Else's Homebrew", false, user!.id);
+    const random = new Random(seed ^ 0x5eed);
+    // 90% in published official books; the rest hidden by default (draft, someone's homebrew).
+    const sourceOf = () => {
+      const x = random.next();
+      return x < 0.9 ? random.pick(official) : x < 0.95 ? draft : homebrew;
+    };
+    const counts = CorpusGenerator.counts(totalRows);
+    const loaded = await loadCorpus(db, new CorpusGenerator(seed), counts, sourceOf);
+    await db.unsafe("vacuum analyze");
+    const rows = TABLES.flatMap((table) =>
+      (loaded.get(table) ?? []).map(({ row, id }) => ({
+        table,
+        id,
+        name: String(row.name),
+        description: typeof row.description === "string" ? row.description : null,
+        visible: official.includes(Number(row.content_source_id)),
+      }))
+    );
+    return { rows, userId: user!.id };
   } finally {
     await db.end();
   }
@@ -182,34 +99,25 @@ async function readLoaded(url: string): Promise<{ rows: Loaded[]; userId: string
 
 /** One edit: insert a letter, delete a character, or swap two neighbours. */
 function typo(name: string, kind: "insert" | "delete" | "swap", random: Random): string | null {
-  const letters = "abcdefghijklmnopqrstuvwxyz";
   for (let attempt = 0; attempt < 10; attempt++) {
     const at = random.int(0, name.length - 1);
     let edited: string;
-    if (kind === "insert") edited = name.slice(0, at) + random.pick([...letters]) + name.slice(at);
-    else if (kind === "delete") edited = name.slice(0, at) + name.slice(at + 1);
-    else {
-      if (at >= name.length - 1) continue;
-      edited = name.slice(0, at) + name[at + 1] + name[at] + name.slice(at + 2);
-    }
+    if (kind === "insert") {
+      edited = name.slice(0, at) + random.pick([..."abcdefghijklmnopqrstuvwxyz"]) + name.slice(at);
+    } else if (kind === "delete") edited = name.slice(0, at) + name.slice(at + 1);
+    else if (at >= name.length - 1) continue;
+    else edited = name.slice(0, at) + name[at + 1] + name[at] + name.slice(at + 2);
     if (edited.toLowerCase() !== name.toLowerCase() && edited.trim().length >= 2) return edited;
   }
   return null;
 }
 
-interface QuerySets {
-  simple: SearchDataBody[];
-  /** Simple searches for a word found in most descriptions: the worst case, shown apart. */
-  broad: SearchDataBody[];
-  typos: { body: SearchDataBody; row: Loaded; kind: string }[];
-  advanced: { body: SearchDataBody; kind: "name" | "word" | "phrase" }[];
-}
+type Advanced = { body: SearchDataBody; kind: "name" | "word" | "phrase" };
 
 /** The query sets, drawn deterministically from the visible rows. */
-function querySets(rows: Loaded[]): QuerySets {
+function querySets(rows: Loaded[]) {
   const random = new Random(seed + 1);
   const visible = rows.filter((r) => r.visible);
-  const described = visible.filter((r) => r.description !== null);
   const simple: SearchDataBody[] = [];
   for (let i = 0; i < 300; i++) {
     const row = random.pick(visible);
@@ -224,21 +132,21 @@ function querySets(rows: Loaded[]): QuerySets {
     }
   }
   const kinds = ["insert", "delete", "swap"] as const;
-  const typos: QuerySets["typos"] = [];
+  const typos: { body: SearchDataBody; row: Loaded; kind: string }[] = [];
   while (typos.length < recallSample) {
     const row = random.pick(visible);
-    const kind = kinds[typos.length % 3] ?? "swap";
+    const kind = kinds[typos.length % 3]!;
     const text = typo(row.name, kind, random);
     if (text) typos.push({ body: { text }, row, kind });
   }
-  const advanced: QuerySets["advanced"] = [];
-  const searchable = described.filter((r) => SEARCH_TYPE[r.table] !== undefined);
-  const named = visible.filter((r) => SEARCH_TYPE[r.table] !== undefined);
+  const advanced: Advanced[] = [];
+  const named = visible.filter((r) => searchTable(r.table).type !== null);
+  const searchable = named.filter((r) => r.description !== null);
   for (let i = 0; i < 300; i++) {
     const byName = random.chance(0.5);
     const row = random.pick(byName ? named : searchable);
-    const body: SearchDataBody = { is_advanced: true, type: SEARCH_TYPE[row.table] };
-    let kind: QuerySets["advanced"][number]["kind"] = "name";
+    const body: SearchDataBody = { is_advanced: true, type: searchTable(row.table).type! };
+    let kind: Advanced["kind"] = "name";
     if (byName || row.description === null) {
       const word = random.pick(row.name.split(/[ ']/).filter((w) => w.length >= 4));
       if (!word) continue;
@@ -253,7 +161,7 @@ function querySets(rows: Loaded[]): QuerySets {
       const pairs = row.description.toLowerCase().match(/[a-z]{4,} [a-z]{4,}/g) ?? [];
       body.description = `"${random.pick(pairs.length > 0 ? pairs : ["bone ash"])}"`;
     }
-    if (random.chance(0.3) && ["spell"].includes(row.table)) {
+    if (random.chance(0.3) && row.table === "spell") {
       body.rank_min = random.int(0, 5);
       body.rank_max = body.rank_min + random.int(0, 5);
     }
@@ -269,26 +177,17 @@ function querySets(rows: Loaded[]): QuerySets {
 }
 
 /** Latency and throughput of one (query set, concurrency) cell. */
-interface Cell {
-  requests: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  rps: number;
-  failures: number;
-}
+type Cell = { latencies: number[]; rps: number; failures: number };
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
+function percentile(xs: number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
 async function main(): Promise<void> {
   const started = performance.now();
   const database = await freshDatabase(serverUrl, "rpgbench");
-  log(
-    `corpus of ${totalRows} rows, seed ${seed}${smoke ? " (smoke)" : ""}`,
-  );
+  log(`corpus of ${totalRows} rows, seed ${seed}${smoke ? " (smoke)" : ""}`);
   Deno.env.set("DATABASE_URL", database.url);
   Deno.env.set("LOG_LEVEL", "silent");
   Deno.env.set("RATE_LIMIT_PREFIX", `bench-${crypto.randomUUID()}`);
@@ -300,28 +199,19 @@ async function main(): Promise<void> {
   try {
     server = await startServer({ port: 0, dataDir: null });
     const loadStart = performance.now();
-    await loadCorpus(database.url);
+    const { rows, userId } = await load(database.url);
     const loadSeconds = (performance.now() - loadStart) / 1000;
-    const { rows, userId } = await readLoaded(database.url);
     log(`loaded ${rows.length} rows in ${loadSeconds.toFixed(1)} s`);
 
     const { signLocalAccessToken } = await import("../../supabase/functions/_shared/auth/jwt.ts");
     let issued = 0;
     let token = "";
-    const nextToken = async (): Promise<string> => {
-      if (issued++ % TOKEN_EVERY === 0) {
-        token = await signLocalAccessToken(userId, BENCH_EMAIL);
-      }
-      return token;
-    };
     const url = `${server.functionsUrl}/search-data`;
     const send = async (body: SearchDataBody) => {
+      if (issued++ % TOKEN_EVERY === 0) token = await signLocalAccessToken(userId, BENCH_EMAIL);
       const res = await fetch(url, {
         method: "POST",
-        headers: {
-          authorization: `Bearer ${await nextToken()}`,
-          "content-type": "application/json",
-        },
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: JSON.stringify(body),
       });
       return await res.json() as { status: string; data: Record<string, { id: number }[]> };
@@ -343,23 +233,13 @@ async function main(): Promise<void> {
           if (answer.status !== "success") failures++;
         }
       }));
-      const seconds = (performance.now() - t0) / 1000;
-      latencies.sort((a, b) => a - b);
-      return {
-        requests: latencies.length,
-        p50: percentile(latencies, 50),
-        p95: percentile(latencies, 95),
-        p99: percentile(latencies, 99),
-        rps: latencies.length / seconds,
-        failures,
-      };
+      return { latencies, rps: latencies.length / ((performance.now() - t0) / 1000), failures };
     };
-    const typoBodies = sets.typos.map((t) => t.body);
     const cells: [string, number, Cell][] = [];
     for (
       const [label, bodies, levels] of [
         ["simple", sets.simple, [1, 16]],
-        ["typo", typoBodies, [1, 16]],
+        ["typo", sets.typos.map((t) => t.body), [1, 16]],
         ["advanced", sets.advanced.map((a) => a.body), [1, 16]],
         ["broad-word", sets.broad, [1]],
       ] as const
@@ -374,27 +254,17 @@ async function main(): Promise<void> {
     const scan = await compareScans(database.url, userId, sets.advanced.slice(0, scanSample));
 
     log("measuring typo recall");
-    const recall = { hits: 0, total: 0, byKind: new Map<string, [number, number]>() };
+    const recall = new Map<string, [number, number]>();
     for (const t of sets.typos) {
       const answer = await send(t.body);
-      const top = (answer.data?.[BUCKET[t.row.table]] ?? []).slice(0, 5).map((r) => r.id);
-      const hit = top.includes(t.row.id);
-      recall.total++;
-      if (hit) recall.hits++;
-      const [h, n] = recall.byKind.get(t.kind) ?? [0, 0];
-      recall.byKind.set(t.kind, [h + (hit ? 1 : 0), n + 1]);
+      const bucket = searchTable(t.row.table).bucket;
+      const hit = (answer.data?.[bucket] ?? []).slice(0, 5).some((r) => r.id === t.row.id);
+      const [h, n] = recall.get(t.kind) ?? [0, 0];
+      recall.set(t.kind, [h + (hit ? 1 : 0), n + 1]);
     }
 
-    printReport({
-      cells,
-      scan,
-      recall,
-      loadSeconds,
-      rows: rows.length,
-      seconds: (performance.now() - started) / 1000,
-    });
-    const failed = cells.some(([, , c]) => c.failures > 0);
-    if (failed) {
+    printReport(cells, scan, recall, loadSeconds, rows.length, started);
+    if (cells.some(([, , c]) => c.failures > 0)) {
       log("some requests did not succeed");
       Deno.exitCode = 1;
     }
@@ -404,53 +274,22 @@ async function main(): Promise<void> {
   }
 }
 
-/** Timings of one kind of statement, with and without the trigram indexes. */
-interface Timings {
-  indexed: number[];
-  scanned: number[];
-}
+/** Milliseconds with the trigram indexes, and as a sequential scan. */
+type Timing = { indexed: number; scanned: number };
 
-interface ScanComparison {
-  /** The text filter alone: the ids private.search_matching_ids finds for it. */
-  filter: Timings;
-  /** The whole advanced statement, against the plain ILIKE statement. */
-  statement: Timings;
-  /** Rows each filter matched. */
-  matches: number[];
-  /** What each filter was on: a name part, a description word, a description phrase. */
-  kinds: string[];
-}
-
-interface ExplainOutput {
-  "Planning Time": number;
-  "Execution Time": number;
-  Plan: { "Actual Rows": number };
-}
+/**
+ * One advanced query timed in the database: what its filter was on (a name part, a description
+ * word or phrase), the rows it matched, the filter alone (the ids private.search_matching_ids
+ * finds), and the whole advanced statement against the plain ILIKE statement.
+ */
+type Scanned = { kind: string; matches: number; filter: Timing; statement: Timing };
 
 /** Runs each advanced statement as the bench user: with indexes, then with only sequential scans. */
-async function compareScans(
-  url: string,
-  userId: string,
-  queries: QuerySets["advanced"],
-): Promise<ScanComparison> {
-  const { advancedStatement } = await import(
-    "../../supabase/functions/_shared/search/advanced_search.ts"
-  );
-  const { parseContainsFilter } = await import(
-    "../../supabase/functions/_shared/search/query_syntax.ts"
-  );
-  const { ident, SEARCH_TABLES } = await import(
-    "../../supabase/functions/_shared/search/search_tables.ts"
-  );
-  const { SearchDataBody } = await import("@shared/search.ts");
+async function compareScans(url: string, userId: string, queries: Advanced[]) {
   const db = postgres(url, { max: 1, onnotice: () => {} });
   const claims = JSON.stringify({ sub: userId, role: "authenticated" });
   // Best of five for both sides: other work on the machine only ever adds time.
-  const time = async (
-    text: string,
-    values: unknown[],
-    sequential: boolean,
-  ): Promise<{ ms: number; rows: number }> => {
+  const time = async (text: string, values: unknown[], sequential: boolean) => {
     let best = { ms: Infinity, rows: 0 };
     for (let i = 0; i < 5; i++) {
       const run = await db.begin(async (tx) => {
@@ -464,7 +303,11 @@ async function compareScans(
           `explain (analyze, timing off, format json) ${text}`,
           values as never[],
         );
-        const plan = (row?.["QUERY PLAN"] as ExplainOutput[])[0];
+        const plan = (row?.["QUERY PLAN"] as {
+          "Planning Time": number;
+          "Execution Time": number;
+          Plan: { "Actual Rows": number };
+        }[])[0];
         return {
           ms: (plan?.["Planning Time"] ?? 0) + (plan?.["Execution Time"] ?? 0),
           rows: plan?.Plan["Actual Rows"] ?? 0,
@@ -474,12 +317,7 @@ async function compareScans(
     }
     return best;
   };
-  const result: ScanComparison = {
-    filter: { indexed: [], scanned: [] },
-    statement: { indexed: [], scanned: [] },
-    matches: [],
-    kinds: [],
-  };
+  const scans: Scanned[] = [];
   try {
     for (const query of queries) {
       const body = SearchDataBody.parse(query.body);
@@ -503,17 +341,17 @@ async function compareScans(
             `${statementIndexed.rows}, for ${JSON.stringify(query.body)}`,
         );
       }
-      result.filter.indexed.push(filterIndexed.ms);
-      result.filter.scanned.push(filterScanned.ms);
-      result.statement.indexed.push(statementIndexed.ms);
-      result.statement.scanned.push(statementScanned.ms);
-      result.matches.push(filterIndexed.rows);
-      result.kinds.push(query.kind);
+      scans.push({
+        kind: query.kind,
+        matches: filterIndexed.rows,
+        filter: { indexed: filterIndexed.ms, scanned: filterScanned.ms },
+        statement: { indexed: statementIndexed.ms, scanned: statementScanned.ms },
+      });
     }
   } finally {
     await db.end();
   }
-  return result;
+  return scans;
 }
 
 /**
@@ -548,103 +386,83 @@ function withoutPrefilter(
   };
 }
 
-function fmt(n: number, digits = 1): string {
-  return n.toFixed(digits);
-}
-
-/** One table row: label, concurrency, count, three latency columns, throughput. */
-function row(cells: (string | number)[]): string {
-  return `| ${cells.join(" | ")} |`;
-}
-
-function printReport(report: {
-  cells: [string, number, Cell][];
-  scan: ScanComparison;
-  recall: { hits: number; total: number; byKind: Map<string, [number, number]> };
-  loadSeconds: number;
-  rows: number;
-  seconds: number;
-}): void {
-  const { cells, scan, recall } = report;
-  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+function printReport(
+  cells: [string, number, Cell][],
+  scans: Scanned[],
+  recall: Map<string, [number, number]>,
+  loadSeconds: number,
+  rows: number,
+  started: number,
+): void {
+  const fmt = (n: number, digits = 1) => n.toFixed(digits);
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const lines = [
-    row(["measure", "concurrency", "requests", "p50 ms", "p95 ms", "p99 ms", "req/s"]),
-    row(["---", "---:", "---:", "---:", "---:", "---:", "---:"]),
-  ];
-  for (const [label, concurrency, c] of cells) {
-    lines.push(row([
+  const lines: string[] = [];
+  const row = (...cells: (string | number)[]) => lines.push(`| ${cells.join(" | ")} |`);
+  const latency = (xs: number[], digits: number) =>
+    [50, 95, 99].map((p) => fmt(percentile(xs, p), digits));
+  row("measure", "concurrency", "requests", "p50 ms", "p95 ms", "p99 ms", "req/s");
+  row("---", "---:", "---:", "---:", "---:", "---:", "---:");
+  for (const [label, concurrency, { latencies, rps }] of cells) {
+    row(
       `search-data, ${label} queries`,
       concurrency,
-      c.requests,
-      fmt(c.p50),
-      fmt(c.p95),
-      fmt(c.p99),
-      fmt(c.rps, 0),
-    ]));
-  }
-  const latency = (xs: number[]) => [50, 95, 99].map((p) => fmt(percentile(sorted(xs), p), 2));
-  const ratio = (t: Timings, only?: string) =>
-    sorted(
-      t.indexed.flatMap((ms, i) =>
-        only === undefined || scan.kinds[i] === only
-          ? [(t.scanned[i] ?? 0) / Math.max(ms, 0.001)]
-          : []
-      ),
+      latencies.length,
+      ...latency(latencies, 1),
+      fmt(rps, 0),
     );
-  const overall = (t: Timings) => sum(t.scanned) / Math.max(sum(t.indexed), 0.001);
-  const count = scan.kinds.length;
-  const medianMatches = percentile(sorted(scan.matches), 50);
-  const timed = (label: string, xs: number[]) =>
-    lines.push(row([label, 1, count, ...latency(xs), ""]));
-  const kindRatios = (t: Timings) =>
-    ["name", "word", "phrase"].map((k) => `${k} ${fmt(percentile(ratio(t, k), 50))}x`).join(", ");
-  const ratios = (what: string, t: Timings) =>
-    lines.push(row([
-      `${what}: scan time / index time (median by filter: ${kindRatios(t)})`,
+  }
+  const timed = (label: string, what: "filter" | "statement", side: keyof Timing) =>
+    row(label, 1, scans.length, ...latency(scans.map((s) => s[what][side]), 2), "");
+  // Scan time over index time, per query (of one kind, if given) and overall.
+  const ratios = (what: "filter" | "statement", kind?: string) =>
+    scans.filter((s) => kind === undefined || s.kind === kind)
+      .map((s) => s[what].scanned / Math.max(s[what].indexed, 0.001));
+  const overall = (what: "filter" | "statement") =>
+    sum(scans.map((s) => s[what].scanned)) /
+    Math.max(sum(scans.map((s) => s[what].indexed)), 0.001);
+  const compared = (what: "filter" | "statement") => {
+    const byKind = ["name", "word", "phrase"]
+      .map((k) => `${k} ${fmt(percentile(ratios(what, k), 50))}x`).join(", ");
+    row(
+      `${what}: scan time / index time (median by filter: ${byKind})`,
       "",
-      count,
-      `${fmt(percentile(ratio(t), 50))}x median`,
-      `${fmt(percentile(ratio(t), 5))}x p5`,
-      `${fmt(overall(t))}x overall`,
+      scans.length,
+      `${fmt(percentile(ratios(what), 50))}x median`,
+      `${fmt(percentile(ratios(what), 5))}x p5`,
+      `${fmt(overall(what))}x overall`,
       "",
-    ]));
+    );
+  };
+  const medianMatches = percentile(scans.map((s) => s.matches), 50);
   timed(
     `advanced text filter, trigram index (median ${medianMatches} matching rows)`,
-    scan.filter.indexed,
+    "filter",
+    "indexed",
   );
-  timed("same filter, plain ILIKE sequential scan", scan.filter.scanned);
-  ratios("filter", scan.filter);
-  timed("whole advanced statement, indexed", scan.statement.indexed);
-  timed("whole plain statement, sequential scan", scan.statement.scanned);
-  ratios("statement", scan.statement);
-  const totalRatio = overall(scan.filter);
-  const recallRate = recall.hits / Math.max(recall.total, 1);
-  const kinds = [...recall.byKind.entries()].map(([k, [h, n]]) => `${k} ${h}/${n}`).join(", ");
-  lines.push(row([
-    `typo recall, record in top 5 (${kinds})`,
-    1,
-    recall.total,
-    `${fmt(recallRate * 100)}%`,
-    "",
-    "",
-    "",
-  ]));
+  timed("same filter, plain ILIKE sequential scan", "filter", "scanned");
+  compared("filter");
+  timed("whole advanced statement, indexed", "statement", "indexed");
+  timed("whole plain statement, sequential scan", "statement", "scanned");
+  compared("statement");
+  const totalRatio = overall("filter");
+  const [hits, total] = [...recall.values()].reduce(([h, n], [a, b]) => [h + a, n + b], [0, 0]);
+  const recallRate = hits / Math.max(total, 1);
+  const kinds = [...recall].map(([k, [h, n]]) => `${k} ${h}/${n}`).join(", ");
+  row(`typo recall, record in top 5 (${kinds})`, 1, total, `${fmt(recallRate * 100)}%`, "", "", "");
 
-  const simple1 = cells.find(([l, c]) => l === "simple" && c === 1)?.[2];
+  const simple1 = cells.find(([l, c]) => l === "simple" && c === 1)?.[2].latencies;
+  const simpleP95 = simple1 ? percentile(simple1, 95) : Infinity;
   const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
   const load = Deno.loadavg().map((x) => fmt(x, 2)).join(" ");
+  const seconds = (performance.now() - started) / 1000;
   console.log(
-    `\nsearch-data benchmark: ${report.rows} rows (seed ${seed}), loaded in ${
-      fmt(report.loadSeconds)
-    } s; whole run ${
-      fmt(report.seconds)
-    } s; ${navigator.hardwareConcurrency} CPUs, load average ${load}\n`,
+    `\nsearch-data benchmark: ${rows} rows (seed ${seed}), loaded in ${fmt(loadSeconds)} s; ` +
+      `whole run ${fmt(seconds)} s; ${navigator.hardwareConcurrency} CPUs, load average ${load}\n`,
   );
   console.log(lines.join("\n"));
   console.log(
-    `\ntargets: simple p95 at concurrency 1 <= 50 ms: ${fmt(simple1?.p95 ?? 0)} ms, ${
-      verdict((simple1?.p95 ?? Infinity) <= 50)
+    `\ntargets: simple p95 at concurrency 1 <= 50 ms: ${fmt(simple1 ? simpleP95 : 0)} ms, ${
+      verdict(simpleP95 <= 50)
     }; advanced text filters >= 10x faster than the scan: ${fmt(totalRatio)}x overall, ${
       verdict(totalRatio >= 10)
     }; typo recall >= 90%: ${fmt(recallRate * 100)}%, ${verdict(recallRate >= 0.9)}`,

@@ -11,6 +11,7 @@
  * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379).
  */
 import postgres from "postgres";
+import { decodeJwt } from "jose";
 import { parseArgs } from "node:util";
 import { createAccount } from "../support/accounts.ts";
 import { freshDatabase } from "../support/fresh_database.ts";
@@ -18,7 +19,7 @@ import { ServerProcess } from "../support/server_process.ts";
 import { findStatement } from "../../supabase/functions/_shared/content/find_content.ts";
 import { contentTypes } from "@shared/content_types.ts";
 import { contentTable } from "../../supabase/functions/_shared/content/tables.ts";
-import { CorpusGenerator, type CorpusRow, insertRows, resolveTraits } from "./corpus.ts";
+import { CorpusGenerator, loadCorpus } from "./corpus.ts";
 import { REQUEST_ROLES } from "../../supabase/functions/_shared/db/request_roles.ts";
 
 const { values: args } = parseArgs({
@@ -37,7 +38,6 @@ const ROWS = Number(args.rows ?? (args.smoke ? 6_000 : 30_000));
  */
 const RUNS = Number(args.runs ?? (args.smoke ? 1 : 5));
 const TYPES = ["ability-block", "spell", "item"] as const;
-const TABLES = { "ability-block": "ability_block", spell: "spell", item: "item" } as const;
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
@@ -53,16 +53,14 @@ try {
   });
   await seed(sql);
   const account = await createAccount(sql, 2);
-  const claims = JSON.parse(
-    atob(account.token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/")),
-  );
+  const claims = decodeJwt(account.token);
 
   const header = ("endpoint|rows|body MB|first byte ms (2nd call)|total ms|RSS +MB|json_agg ms|" +
     "total/json_agg").split("|");
   const lines: string[][] = [];
   let failures = 0;
   for (const type of TYPES) {
-    const api: Served[] = [];
+    const api: Awaited<ReturnType<typeof serve>>[] = [];
     const agg: number[] = [];
     for (let run = 0; run <= RUNS; run++) {
       const served = await serve(server, `find-${type}`, account.token);
@@ -107,16 +105,8 @@ try {
   await database.drop();
 }
 
-interface Served {
-  firstByteMs: number;
-  totalMs: number;
-  bytes: number;
-  rows: number;
-  rssGrowthKb: number;
-}
-
 /** One find over HTTP, read as it streams; the server's RSS is sampled while it serves. */
-async function serve(server: ServerProcess, fn: string, token: string): Promise<Served> {
+async function serve(server: ServerProcess, fn: string, token: string) {
   const before = (await server.memory()).rssKb;
   let peak = before;
   let sampling = true;
@@ -156,11 +146,7 @@ async function serve(server: ServerProcess, fn: string, token: string): Promise<
  * The same rows' JSON built by Postgres in one statement, as the same caller (role and claims set
  * as a request sets them); only its length travels back, so the figure is Postgres's own work.
  */
-async function jsonAgg(
-  db: postgres.Sql,
-  type: (typeof TYPES)[number],
-  claims: unknown,
-): Promise<{ ms: number; rows: number }> {
+async function jsonAgg(db: postgres.Sql, type: (typeof TYPES)[number], claims: unknown) {
   const { text: query, params } = findStatement(contentTable(contentTypes[type]), {});
   return await db.begin(async (tx) => {
     await tx`select private.begin_request(${REQUEST_ROLES.authenticated}, ${
@@ -178,33 +164,15 @@ async function jsonAgg(
 
 /** ROWS generated rows of each type in one official published book, with a few hundred traits. */
 async function seed(db: postgres.Sql): Promise<void> {
-  const generator = new CorpusGenerator(20261123);
-  await db`set session_replication_role = replica`;
   const [book] = await db`insert into public.content_source (name, is_published)
     values ('Stream Bench Book', true) returning id`;
-  const traits = await insert(db, "trait", 300, () => generator.row("trait"), Number(book?.id), []);
-  for (const type of TYPES) {
-    const table = TABLES[type];
-    await insert(db, table, ROWS, () => generator.row(table), Number(book?.id), traits);
-  }
-  await db`reset session_replication_role`;
+  const counts = {
+    trait: 300,
+    ...Object.fromEntries(TYPES.map((t) => [t.replace("-", "_"), ROWS])),
+  };
+  await loadCorpus(db, new CorpusGenerator(20261123), counts, () => Number(book!.id));
   // No ANALYZE: a client calls right after rows arrive, before autovacuum has looked at them, and
   // the planner then expects a few hundred rows (find_content.ts says what the find does about it).
-}
-
-async function insert(
-  db: postgres.Sql,
-  table: string,
-  count: number,
-  row: () => CorpusRow,
-  sourceId: number,
-  traitIds: number[],
-): Promise<number[]> {
-  const rows = Array.from(
-    { length: count },
-    () => ({ ...resolveTraits(row(), traitIds), content_source_id: sourceId }),
-  );
-  return await insertRows(db, table, rows);
 }
 
 function median(values: number[]): number {

@@ -21,6 +21,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import postgres from "postgres";
 import type { MigrationFile } from "../server/migrate.ts";
+import { freshDatabase } from "../support/fresh_database.ts";
 import { fileName, migrationsByRelease, releasedSeed } from "../support/releases.ts";
 import {
   documentedRowChanges,
@@ -40,31 +41,19 @@ interface Target {
 }
 
 async function postgresTarget(serverUrl: string, label: string): Promise<Target> {
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  const name = `rpgcompare_${label}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-  await admin.unsafe(`create database "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const sql = postgres(url.href, { max: 1, onnotice: () => {} });
+  const database = await freshDatabase(serverUrl, `rpgcompare_${label}`);
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
   return {
-    exec: async (text) => {
-      await sql.unsafe(text);
-    },
+    exec: async (text) => void await sql.unsafe(text),
     rows: async (text) => [...await sql.unsafe(text)],
-    async close() {
-      await sql.end();
-      await admin.unsafe(`drop database if exists "${name}" with (force)`).catch(() => {});
-      await admin.end();
-    },
+    close: () => sql.end().then(() => database.drop()),
   };
 }
 
 async function embeddedTarget(): Promise<Target> {
   const db = await PGlite.create({ extensions: { pg_trgm } });
   return {
-    exec: async (text) => {
-      await db.exec(text);
-    },
+    exec: async (text) => void await db.exec(text),
     rows: async (text) => (await db.query<Record<string, unknown>>(text)).rows,
     close: () => db.close(),
   };
@@ -83,107 +72,12 @@ async function apply(target: Target, files: MigrationFile[]): Promise<void> {
 
 const SCHEMAS = "('public', 'private', 'auth', 'extensions')";
 
-/** Catalog queries, each returning one text line per object (`line`). */
-const CATALOG: Record<string, string> = {
-  extensions: `
-    select e.extname || ' ' || e.extversion || ' in ' || n.nspname as line
-    from pg_extension e join pg_namespace n on n.oid = e.extnamespace`,
-  schemas: `
-    select n.nspname || ' owner ' || pg_get_userbyid(n.nspowner) as line
-    from pg_namespace n where n.nspname in ${SCHEMAS}`,
-  types: `
-    select t.oid::regtype::text || ' enum (' ||
-      (select string_agg(e.enumlabel, ', ' order by e.enumsortorder) from pg_enum e
-       where e.enumtypid = t.oid) || ')' as line
-    from pg_type t join pg_namespace n on n.oid = t.typnamespace
-    where t.typtype = 'e' and n.nspname in ${SCHEMAS}`,
-  relations: `
-    select c.oid::regclass::text || ' kind ' || c.relkind::text || ' owner ' ||
-      pg_get_userbyid(c.relowner) || ' rls ' || c.relrowsecurity || ' force ' ||
-      c.relforcerowsecurity as line
-    from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where n.nspname in ${SCHEMAS} and c.relkind in ('r', 'p', 'v', 'm', 'S', 'f')
-      and not exists (select from pg_depend d where d.objid = c.oid and d.deptype = 'e')`,
-  columns: `
-    select c.oid::regclass::text || ' ' || a.attname || ' ' ||
-      format_type(a.atttypid, a.atttypmod) || case when a.attnotnull then ' not null' else '' end ||
-      coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), '') ||
-      case when a.attidentity <> '' then ' identity ' || a.attidentity::text else '' end ||
-      case when a.attgenerated <> '' then ' generated ' || a.attgenerated::text else '' end ||
-      coalesce(' collate ' || nullif(a.attcollation, 0)::regcollation::text, '') as line
-    from pg_attribute a
-    join pg_class c on c.oid = a.attrelid
-    join pg_namespace n on n.oid = c.relnamespace
-    left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
-    where n.nspname in ${SCHEMAS} and c.relkind in ('r', 'p', 'v', 'm', 'f')
-      and a.attnum > 0 and not a.attisdropped`,
-  constraints: `
-    select coalesce(nullif(c.conrelid, 0)::regclass::text, c.contypid::regtype::text) || ' ' ||
-      c.conname || ': ' || pg_get_constraintdef(c.oid) as line
-    from pg_constraint c join pg_namespace n on n.oid = c.connamespace
-    where n.nspname in ${SCHEMAS}`,
-  indexes: `
-    select i.schemaname || '.' || i.tablename || ' ' || i.indexdef as line
-    from pg_indexes i where i.schemaname in ${SCHEMAS}`,
-  triggers: `
-    select t.tgrelid::regclass::text || ' ' || pg_get_triggerdef(t.oid) || ' enabled ' ||
-      t.tgenabled::text as line
-    from pg_trigger t where not t.tgisinternal`,
-  policies: `
-    select p.schemaname || '.' || p.tablename || ' "' || p.policyname || '" ' || p.permissive ||
-      ' ' || p.cmd || ' to ' || array_to_string(p.roles, ',') || ' using (' ||
-      coalesce(p.qual, '') || ') check (' || coalesce(p.with_check, '') || ')' as line
-    from pg_policies p`,
-  functions: `
-    select p.oid::regprocedure::text || ' returns ' || pg_get_function_result(p.oid) ||
-      ' language ' || l.lanname || ' ' ||
-      case p.provolatile when 'i' then 'immutable' when 's' then 'stable' else 'volatile' end ||
-      case when p.prosecdef then ' security definer' else '' end ||
-      case when p.proleakproof then ' leakproof' else '' end ||
-      case when p.proisstrict then ' strict' else '' end ||
-      ' parallel ' || p.proparallel::text || ' cost ' || p.procost || ' rows ' || p.prorows ||
-      ' owner ' || pg_get_userbyid(p.proowner) ||
-      coalesce(' set ' || array_to_string(p.proconfig, ', '), '') ||
-      ' body: ' || regexp_replace(btrim(p.prosrc), '\\s+', ' ', 'g') as line
-    from pg_proc p
-    join pg_namespace n on n.oid = p.pronamespace
-    join pg_language l on l.oid = p.prolang
-    where n.nspname in ${SCHEMAS}
-      and not exists (select from pg_depend d where d.objid = p.oid and d.deptype = 'e')`,
-  "table privileges": `
-    select c.oid::regclass::text || ' ' || coalesce(pg_get_userbyid(nullif(x.grantee, 0)), 'PUBLIC') ||
-      ' ' || x.privilege_type || case when x.is_grantable then ' with grant option' else '' end
-      as line
-    from pg_class c join pg_namespace n on n.oid = c.relnamespace,
-      aclexplode(coalesce(c.relacl, acldefault(
-        case when c.relkind = 'S' then 's' else 'r' end::"char", c.relowner))) x
-    where n.nspname in ${SCHEMAS} and c.relkind in ('r', 'p', 'v', 'm', 'S', 'f')`,
-  "column privileges": `
-    select c.oid::regclass::text || '.' || a.attname || ' ' ||
-      coalesce(pg_get_userbyid(nullif(x.grantee, 0)), 'PUBLIC') || ' ' || x.privilege_type as line
-    from pg_attribute a
-    join pg_class c on c.oid = a.attrelid
-    join pg_namespace n on n.oid = c.relnamespace,
-      aclexplode(a.attacl) x
-    where n.nspname in ${SCHEMAS} and a.attacl is not null and not a.attisdropped`,
-  "function privileges": `
-    select p.oid::regprocedure::text || ' ' ||
-      coalesce(pg_get_userbyid(nullif(x.grantee, 0)), 'PUBLIC') || ' ' || x.privilege_type as line
-    from pg_proc p join pg_namespace n on n.oid = p.pronamespace,
-      aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) x
-    where n.nspname in ${SCHEMAS}`,
-  "schema privileges": `
-    select n.nspname || ' ' || coalesce(pg_get_userbyid(nullif(x.grantee, 0)), 'PUBLIC') || ' ' ||
-      x.privilege_type as line
-    from pg_namespace n, aclexplode(coalesce(n.nspacl, acldefault('n', n.nspowner))) x
-    where n.nspname in ${SCHEMAS}`,
-  "default privileges": `
-    select pg_get_userbyid(d.defaclrole) || ' in ' ||
-      coalesce(nullif(d.defaclnamespace, 0)::regnamespace::text, 'all schemas') || ' on ' ||
-      d.defaclobjtype::text || ': ' || coalesce(pg_get_userbyid(nullif(x.grantee, 0)), 'PUBLIC') || ' ' ||
-      x.privilege_type as line
-    from pg_default_acl d, aclexplode(d.defaclacl) x`,
-};
+/** Catalog queries by section (`catalog.sql`), each returning one text line per object (`line`). */
+const CATALOG: Record<string, string> = (() => {
+  const text = Deno.readTextFileSync(new URL("catalog.sql", import.meta.url));
+  const [, ...parts] = text.replaceAll("{schemas}", SCHEMAS).split(/^-- section: (.+)$/m);
+  return Object.fromEntries(parts.flatMap((part, i) => i % 2 === 0 ? [[part, parts[i + 1]!]] : []));
+})();
 
 async function dump(target: Target): Promise<Map<string, string[]>> {
   const result = new Map<string, string[]>();
@@ -225,49 +119,45 @@ if (import.meta.main) {
   const open = (label: string) =>
     args.embedded ? embeddedTarget() : postgresTarget(serverUrl, label);
   const bootstrap = await Deno.readTextFile(new URL("scripts/server/local_bootstrap.sql", root));
-  const seed = await Deno.readTextFile(new URL("supabase/seed.sql", root));
   const { release, released, later } = await migrationsByRelease();
-
-  const fresh = await open("fresh");
-  let freshCatalog: Map<string, string[]>;
-  try {
-    await fresh.exec(bootstrap);
-    await apply(fresh, [...released, ...later]);
-    await fresh.exec(seed);
-    freshCatalog = await dump(fresh);
-  } finally {
-    await fresh.close();
-  }
-
-  const upgraded = await open("upgraded");
-  let upgradedCatalog: Map<string, string[]>;
-  let problems: string[];
-  try {
-    await upgraded.exec(bootstrap);
-    await apply(upgraded, released);
-    await upgraded.exec(await releasedSeed());
-    await upgraded.exec(await Deno.readTextFile(FILL_EVERY_TABLE));
-    problems = (await emptyTables(upgraded.rows)).map((table) =>
+  // A database on the bootstrap, built by `steps`; its catalog and what `steps` found.
+  const build = async (label: string, steps: (db: Target) => Promise<string[]>) => {
+    const db = await open(label);
+    try {
+      await db.exec(bootstrap);
+      return { problems: await steps(db), catalog: await dump(db) };
+    } finally {
+      await db.close();
+    }
+  };
+  const fresh = await build("fresh", async (db) => {
+    await apply(db, [...released, ...later]);
+    await db.exec(await Deno.readTextFile(new URL("supabase/seed.sql", root)));
+    return [];
+  });
+  const upgraded = await build("upgraded", async (db) => {
+    await apply(db, released);
+    await db.exec(await releasedSeed());
+    await db.exec(await Deno.readTextFile(FILL_EVERY_TABLE));
+    const problems = (await emptyTables(db.rows)).map((table) =>
       `${table}: no row at release ${release} ` +
       "(give it rows in scripts/support/fill_every_table.sql)"
     );
-    const before = await snapshotRows(upgraded.rows);
-    await apply(upgraded, later);
+    const before = await snapshotRows(db.rows);
+    await apply(db, later);
     const documented = await documentedRowChanges(later);
-    problems.push(...lostRows(before, await snapshotRows(upgraded.rows), documented));
-    upgradedCatalog = await dump(upgraded);
-  } finally {
-    await upgraded.close();
-  }
+    return [...problems, ...lostRows(before, await snapshotRows(db.rows), documented)];
+  });
+  const { problems } = upgraded;
 
   console.log(
     `Fresh install of ${released.length + later.length} migrations against release ${release} ` +
       `(${released.length} migrations) filled and upgraded by ${later.length}, on ` +
       (args.embedded ? "embedded PGlite" : "Postgres"),
   );
-  const differences = report(freshCatalog, upgradedCatalog);
+  const differences = report(fresh.catalog, upgraded.catalog);
   for (const problem of problems) console.log(`lost: ${problem}`);
-  const total = [...freshCatalog.values()].reduce((n, lines) => n + lines.length, 0);
+  const total = [...fresh.catalog.values()].reduce((n, lines) => n + lines.length, 0);
   if (differences + problems.length > 0) {
     console.log(`\n${differences} catalog difference(s), ${problems.length} lost row problem(s)`);
     Deno.exitCode = 1;

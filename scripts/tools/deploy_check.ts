@@ -20,39 +20,64 @@ const root = fromFileUrl(new URL("../../", import.meta.url));
 const functionsDir = join(root, "supabase", "functions");
 /** The import map every function deploys with, as config.toml names it (relative to supabase/). */
 export const IMPORT_MAP = "./functions/import_map.json";
-const importMapPath = join(root, "supabase", IMPORT_MAP);
+/** The import map's path relative to the project root. */
+const importMapFile = join("supabase", IMPORT_MAP);
+/** Node modules the hosted edge runtime refuses to user functions (its Limits page). */
+const UNAVAILABLE_ON_PLATFORM = new Set(["node:vm", "node:worker_threads", "node:child_process"]);
+/** The platform's limit on a bundled function (its Limits page). */
+const MAX_BUNDLE_BYTES = 20 * 1024 * 1024;
+
+/** One module of `deno info --json`. */
+interface ModuleInfo {
+  specifier: string;
+  size?: number;
+  error?: string;
+  dependencies?: {
+    code?: { specifier?: string; error?: string };
+    type?: { error?: string };
+    isDynamic?: boolean;
+  }[];
+}
+
+interface ModuleGraph {
+  roots: string[];
+  modules: ModuleInfo[];
+  npmPackages?: Record<string, unknown>;
+}
+
+/** What one function's bundle holds, and what its instance evaluates when it starts. */
+interface Measured {
+  bundle: { files: number; bytes: number };
+  start: { modules: number; bytes: number; packages: string[] };
+}
 
 /** The function folders: every folder of supabase/functions/ with an index.ts, except _shared. */
 async function functionNames(): Promise<string[]> {
   const names: string[] = [];
-  for await (const entry of Deno.readDir(functionsDir)) {
-    if (!entry.isDirectory || entry.name.startsWith("_")) continue;
-    try {
-      await Deno.stat(join(functionsDir, entry.name, "index.ts"));
-      names.push(entry.name);
-    } catch {
-      // Not a function folder.
-    }
+  for await (const { name, isDirectory } of Deno.readDir(functionsDir)) {
+    const entrypoint = Deno.stat(join(functionsDir, name, "index.ts")).then(
+      () => true,
+      () => false,
+    );
+    if (isDirectory && !name.startsWith("_") && await entrypoint) names.push(name);
   }
   return names.sort();
 }
 
 /** The import map's entries, with relative targets made relative to the project root. */
 async function loadImportMap(): Promise<Map<string, string>> {
-  const map = JSON.parse(await Deno.readTextFile(importMapPath)) as {
+  const { imports = {} } = JSON.parse(await Deno.readTextFile(join(root, importMapFile))) as {
     imports?: Record<string, string>;
   };
-  const entries = new Map<string, string>();
-  for (const [key, target] of Object.entries(map.imports ?? {})) {
-    const relativeTarget = target.startsWith("./") || target.startsWith("../");
-    entries.set(
+  return new Map(
+    Object.entries(imports).map(([key, target]) => [
       key,
-      relativeTarget
-        ? relative(root, join(dirname(importMapPath), target)) + (target.endsWith("/") ? "/" : "")
+      target.startsWith("./") || target.startsWith("../")
+        ? relative(root, join(root, dirname(importMapFile), target)) +
+          (target.endsWith("/") ? "/" : "")
         : target,
-    );
-  }
-  return entries;
+    ]),
+  );
 }
 
 // Static imports and re-exports (`import x from "m"`, `import type {…} from "m"`, `import "m"`,
@@ -72,15 +97,12 @@ async function uploadedFiles(
   problems: string[],
 ): Promise<Set<string>> {
   const seen = new Set<string>();
-  const queue = [entrypoint];
-  while (queue.length > 0) {
+  for (const queue = [entrypoint]; queue.length > 0;) {
     const current = queue.pop()!;
     if (seen.has(current)) continue;
     seen.add(current);
-    let text: string;
-    try {
-      text = await Deno.readTextFile(join(root, current));
-    } catch {
+    const text = await Deno.readTextFile(join(root, current)).catch(() => null);
+    if (text === null) {
       problems.push(`${current}: imported but missing`);
       continue;
     }
@@ -93,27 +115,18 @@ async function uploadedFiles(
           mapped = true;
         }
       }
-      if (!/\.[a-z]+$/i.test(specifier)) continue;
       const isRelative = specifier.startsWith("./") || specifier.startsWith("../");
-      if (!isRelative && !mapped) continue;
+      if (!/\.[a-z]+$/i.test(specifier) || (!isRelative && !mapped)) continue;
       if (/^[a-z]+:/i.test(specifier)) continue;
       const file = normalize(mapped ? specifier : join(dirname(current), specifier));
       if (file.startsWith(`..${SEPARATOR}`) || file === "..") {
         problems.push(`${current}: imports ${match[1]}, which is outside the project`);
-        continue;
+      } else {
+        queue.push(file);
       }
-      queue.push(file);
     }
   }
   return seen;
-}
-
-async function copyTree(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    if (entry.isDirectory) await copyTree(join(from, entry.name), join(to, entry.name));
-    else await Deno.copyFile(join(from, entry.name), join(to, entry.name));
-  }
 }
 
 /** Runs the hosted runtime's Deno (deno-versions.env), which is what bundles and runs functions. */
@@ -128,29 +141,11 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
   return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
 }
 
-/** Node modules the hosted edge runtime refuses to user functions (its Limits page). */
-const UNAVAILABLE_ON_PLATFORM = new Set(["node:vm", "node:worker_threads", "node:child_process"]);
-
-/** The platform's limit on a bundled function (its Limits page). */
-const MAX_BUNDLE_BYTES = 20 * 1024 * 1024;
-
-/** What each function's bundle holds: its modules (project and npm files) and their bytes. */
-const sizes = new Map<string, { modules: number; bytes: number }>();
-
-/** What an instance of each function evaluates when it starts. */
-const loads = new Map<string, StartLoad>();
-
 /**
  * The project modules an instance evaluates before it serves (its static code imports, not
  * type-only or dynamic ones), and the npm packages among them.
  */
-interface StartLoad {
-  modules: number;
-  bytes: number;
-  packages: string[];
-}
-
-function loadedAtStart(graph: { roots: string[]; modules: ModuleInfo[] }): StartLoad {
+function loadedAtStart(graph: ModuleGraph): Measured["start"] {
   const bySpecifier = new Map(graph.modules.map((m) => [m.specifier, m]));
   const seen = new Set<string>();
   const pending = [...graph.roots];
@@ -176,94 +171,69 @@ function loadedAtStart(graph: { roots: string[]; modules: ModuleInfo[] }): Start
  * package it reaches, as installed (the bundler keeps only what is imported, so this is an upper
  * bound).
  */
-async function bundleSize(
-  graph: { modules: ModuleInfo[]; npmPackages?: Record<string, unknown> },
-): Promise<{ modules: number; bytes: number }> {
-  let bytes = 0;
-  let modules = 0;
-  for (const module of graph.modules) {
-    if (typeof module.size === "number") {
-      bytes += module.size;
-      modules++;
-    }
-  }
+async function bundleSize(graph: ModuleGraph): Promise<Measured["bundle"]> {
+  const sized = graph.modules.filter((m) => typeof m.size === "number");
+  const total = { files: sized.length, bytes: sized.reduce((sum, m) => sum + m.size!, 0) };
   const cache = Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache/deno");
+  const count = async (dir: string): Promise<void> => {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory) await count(path);
+      else if (entry.isFile) {
+        total.files++;
+        total.bytes += (await Deno.stat(path)).size;
+      }
+    }
+  };
   for (const id of Object.keys(graph.npmPackages ?? {})) {
     const plain = id.split("_")[0]!;
     const at = plain.lastIndexOf("@");
     const dir = join(cache, "npm", "registry.npmjs.org", plain.slice(0, at), plain.slice(at + 1));
-    const counted = await folderSize(dir);
-    bytes += counted.bytes;
-    modules += counted.files;
+    // A package not installed there counts as nothing.
+    await count(dir).catch(() => {});
   }
-  return { modules, bytes };
+  return total;
 }
 
-async function folderSize(dir: string): Promise<{ files: number; bytes: number }> {
-  let files = 0;
-  let bytes = 0;
-  try {
-    for await (const entry of Deno.readDir(dir)) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory) {
-        const inner = await folderSize(path);
-        files += inner.files;
-        bytes += inner.bytes;
-      } else if (entry.isFile) {
-        files++;
-        bytes += (await Deno.stat(path)).size;
-      }
-    }
-  } catch {
-    // not installed there: counted as nothing
+/** Copies what a deploy of the function uploads into `folder`; returns its entrypoint there. */
+async function stage(
+  name: string,
+  map: Map<string, string>,
+  folder: string,
+  problems: string[],
+): Promise<string> {
+  const entrypoint = join("supabase", "functions", name, "index.ts");
+  for (const file of [...await uploadedFiles(entrypoint, map, problems), importMapFile]) {
+    await Deno.mkdir(join(folder, dirname(file)), { recursive: true });
+    await Deno.copyFile(join(root, file), join(folder, file)).catch(() => {});
   }
-  return { files, bytes };
-}
-
-interface ModuleInfo {
-  specifier: string;
-  size?: number;
-  error?: string;
-  dependencies?: {
-    code?: { specifier?: string; error?: string };
-    type?: { error?: string };
-    isDynamic?: boolean;
-  }[];
+  return join(folder, entrypoint);
 }
 
 /** Checks one function in a folder holding only what its deploy uploads; returns the problems. */
 async function checkFunction(
   name: string,
   map: Map<string, string>,
-  stage: string,
-): Promise<string[]> {
+  folder: string,
+): Promise<{ problems: string[]; measured?: Measured }> {
   const problems: string[] = [];
-  const entrypoint = join("supabase", "functions", name, "index.ts");
-  const files = await uploadedFiles(entrypoint, map, problems);
-  const folder = join(stage, name);
-  for (const file of [...files, relative(root, importMapPath)]) {
-    await Deno.mkdir(join(folder, dirname(file)), { recursive: true });
-    await Deno.copyFile(join(root, file), join(folder, file)).catch(() => {});
-  }
+  const entrypoint = await stage(name, map, folder, problems);
   const info = await run([
     "info",
     "--json",
     "--no-config",
     "--import-map",
-    join(folder, relative(root, importMapPath)),
-    join(folder, entrypoint),
+    join(folder, importMapFile),
+    entrypoint,
   ]);
-  if (info.code !== 0) return [...problems, `deno info failed: ${info.stderr.trim()}`];
-  const graph = JSON.parse(info.stdout) as {
-    roots: string[];
-    modules: ModuleInfo[];
-    npmPackages?: Record<string, unknown>;
-  };
-  const size = await bundleSize(graph);
-  sizes.set(name, size);
-  loads.set(name, loadedAtStart(graph));
-  if (size.bytes > MAX_BUNDLE_BYTES) {
-    problems.push(`${(size.bytes / 1048576).toFixed(1)} MB to bundle, over the platform's 20 MB`);
+  if (info.code !== 0) {
+    return { problems: [...problems, `deno info failed: ${info.stderr.trim()}`] };
+  }
+  const graph = JSON.parse(info.stdout) as ModuleGraph;
+  const measured = { bundle: await bundleSize(graph), start: loadedAtStart(graph) };
+  if (measured.bundle.bytes > MAX_BUNDLE_BYTES) {
+    const mb = (measured.bundle.bytes / 1048576).toFixed(1);
+    problems.push(`${mb} MB to bundle, over the platform's 20 MB`);
   }
   for (const module of graph.modules) {
     const errors = [
@@ -275,113 +245,101 @@ async function checkFunction(
     if (UNAVAILABLE_ON_PLATFORM.has(module.specifier)) {
       problems.push(`${module.specifier}: the hosted runtime does not offer it`);
     }
-    if (module.specifier.startsWith("file:")) {
-      const path = fromFileUrl(module.specifier);
-      if (!path.startsWith(folder + SEPARATOR)) {
-        problems.push(`${module.specifier}: resolved outside the uploaded files`);
-      }
+    if (
+      module.specifier.startsWith("file:") &&
+      !fromFileUrl(module.specifier).startsWith(folder + SEPARATOR)
+    ) {
+      problems.push(`${module.specifier}: resolved outside the uploaded files`);
     }
   }
-  return problems;
+  return { problems, measured };
 }
 
-/**
- * The hosted runtime's Deno reads lock files up to version 4; newer Deno writes version 5 when it
- * rewrites the file (after a dependency change), which would break every deploy.
- */
-async function lockReadableByRuntime(): Promise<string[]> {
-  const lock = JSON.parse(await Deno.readTextFile(join(root, "deno.lock"))) as { version: string };
-  return lock.version === "4" ? [] : [
-    `deno.lock is version ${lock.version}; the platform's Deno reads version 4: rewrite it with ` +
-    "deno task lock",
-  ];
-}
-
-/** Entries of the functions' import map must name the same packages as the root deno.json. */
-async function sameVersionsAsRoot(map: Map<string, string>): Promise<string[]> {
-  const rootMap = (JSON.parse(await Deno.readTextFile(join(root, "deno.json"))) as {
-    imports: Record<string, string>;
-  }).imports;
+/** Checks what every function's deploy shares: the lock file, the map's versions, config.toml. */
+async function projectProblems(names: string[], map: Map<string, string>): Promise<string[]> {
+  const read = async (path: string) => await Deno.readTextFile(join(root, path));
   const problems: string[] = [];
+  // Entries of the functions' import map must name the same packages as the root deno.json.
+  const rootMap = (JSON.parse(await read("deno.json")) as { imports: Record<string, string> })
+    .imports;
   for (const [key, target] of map) {
-    if (key.endsWith("/")) continue;
-    if (rootMap[key] !== target) {
+    if (!key.endsWith("/") && rootMap[key] !== target) {
       problems.push(`import map: ${key} is ${target} here but ${rootMap[key]} in deno.json`);
     }
   }
-  return problems;
-}
-
-/** Every function's config.toml section must name the import map. */
-async function configNamesTheMap(names: string[]): Promise<string[]> {
-  const config = await Deno.readTextFile(join(root, "supabase", "config.toml"));
+  // Every function's config.toml section must name the import map.
   const sections = new Map(
-    [...config.matchAll(/^\[functions\.([a-z0-9-]+)\]\n((?:[^[\n].*\n?)*)/gm)]
-      .map((m) => [m[1]!, m[2]!]),
+    [...(await read("supabase/config.toml")).matchAll(
+      /^\[functions\.([a-z0-9-]+)\]\n((?:[^[\n].*\n?)*)/gm,
+    )].map((m) => [m[1]!, m[2]!]),
   );
-  return names.filter((name) =>
-    !sections.get(name)?.split("\n").includes(`import_map = "${IMPORT_MAP}"`)
-  ).map((name) => `supabase/config.toml: [functions.${name}] does not set import_map`);
+  for (const name of names) {
+    if (!sections.get(name)?.split("\n").includes(`import_map = "${IMPORT_MAP}"`)) {
+      problems.push(`supabase/config.toml: [functions.${name}] does not set import_map`);
+    }
+  }
+  // The hosted runtime's Deno reads lock files up to version 4; newer Deno writes version 5 when it
+  // rewrites the file (after a dependency change), which would break every deploy.
+  const { version } = JSON.parse(await read("deno.lock")) as { version: string };
+  if (version !== "4") {
+    problems.push(
+      `deno.lock is version ${version}; the platform's Deno reads version 4: rewrite it with ` +
+        "deno task lock",
+    );
+  }
+  return problems;
 }
 
 if (import.meta.main) {
   const names = await functionNames();
   const map = await loadImportMap();
-  const problems = [...await sameVersionsAsRoot(map), ...await configNamesTheMap(names)];
-  const stage = await Deno.makeTempDir({ prefix: "deploy-check-" });
+  const problems: string[] = [];
+  const measured = new Map<string, Measured>();
+  const folder = await Deno.makeTempDir({ prefix: "deploy-check-" });
   try {
-    let uploaded = 0;
+    // Each function alone in a folder of its own; then all of them together in `_all`, to
+    // type-check every function with the map alone (each one's own files were proven complete).
+    const all = join(folder, "_all");
+    const entrypoints: string[] = [];
     for (const name of names) {
-      const found = await checkFunction(name, map, stage);
-      problems.push(...found.map((p) => `${name}: ${p}`));
-      uploaded++;
+      const found = await checkFunction(name, map, join(folder, name));
+      problems.push(...found.problems.map((p) => `${name}: ${p}`));
+      if (found.measured) measured.set(name, found.measured);
+      entrypoints.push(await stage(name, map, all, []));
     }
-    // Type-check every function with the map alone, in one folder holding every uploaded file (each
-    // function's own set was proven complete above).
-    const all = join(stage, "_all");
-    for (const name of names) await copyTree(join(stage, name), all);
     const check = await run([
       "check",
       "--quiet",
       "--no-config",
       "--import-map",
-      join(all, relative(root, importMapPath)),
-      ...names.map((name) => join(all, "supabase", "functions", name, "index.ts")),
+      join(all, importMapFile),
+      ...entrypoints,
     ]);
     if (check.code !== 0) problems.push(`deno check failed:\n${check.stderr.trim()}`);
-    problems.push(...await lockReadableByRuntime());
-    if (problems.length > 0) {
-      console.error(problems.join("\n"));
-      console.error(`\n${problems.length} problem(s)`);
-      Deno.exitCode = 1;
-    } else {
-      const byBytes = [...sizes].sort((a, b) => a[1].bytes - b[1].bytes);
-      for (const entry of [byBytes[0], byBytes.at(-1)]) {
-        if (!entry) continue;
-        const [name, size] = entry;
-        console.log(`${name}: ${size.modules} files, ${(size.bytes / 1048576).toFixed(2)} MB`);
-      }
-      const byLoad = [...loads].sort((a, b) => a[1].bytes - b[1].bytes);
-      const shown = Deno.args.includes("--sizes") ? byLoad : [byLoad[0], byLoad.at(-1)];
-      console.log(
-        "evaluated when an instance starts (project modules, their bytes; npm packages):",
-      );
-      for (const entry of shown) {
-        if (!entry) continue;
-        const [name, load] = entry;
-        console.log(
-          `  ${name}: ${load.modules} modules, ${(load.bytes / 1024).toFixed(0)} KB; ` +
-            load.packages.join(", "),
-        );
-      }
-      console.log(
-        `${uploaded} functions resolve and type-check on Deno ${await pinnedDeno(
-          "DENO_RUNTIME",
-        )} ` +
-          `with ${IMPORT_MAP} and their uploaded files only`,
-      );
-    }
+    problems.push(...await projectProblems(names, map));
   } finally {
-    await Deno.remove(stage, { recursive: true });
+    await Deno.remove(folder, { recursive: true });
   }
+  if (problems.length > 0) {
+    console.error(`${problems.join("\n")}\n\n${problems.length} problem(s)`);
+    Deno.exit(1);
+  }
+  const by = (key: "bundle" | "start") =>
+    [...measured].sort((a, b) => a[1][key].bytes - b[1][key].bytes);
+  const ends = <T>(list: T[]) => [list[0]!, list.at(-1)!];
+  for (const [name, { bundle }] of ends(by("bundle"))) {
+    console.log(`${name}: ${bundle.files} files, ${(bundle.bytes / 1048576).toFixed(2)} MB`);
+  }
+  console.log("evaluated when an instance starts (project modules, their bytes; npm packages):");
+  for (const [name, { start }] of Deno.args.includes("--sizes") ? by("start") : ends(by("start"))) {
+    console.log(
+      `  ${name}: ${start.modules} modules, ${(start.bytes / 1024).toFixed(0)} KB; ` +
+        start.packages.join(", "),
+    );
+  }
+  const runtime = await pinnedDeno("DENO_RUNTIME");
+  console.log(
+    `${measured.size} functions resolve and type-check on Deno ${runtime} with ${IMPORT_MAP} ` +
+      "and their uploaded files only",
+  );
 }

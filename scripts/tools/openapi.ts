@@ -15,9 +15,10 @@
  */
 import denoConfig from "../../deno.json" with { type: "json" };
 import { JSendError, JSendFail, jsendSuccess } from "@shared/jsend.ts";
-import { CONTENT_TYPE_NAMES, ContentType, contentTypes } from "@shared/content_types.ts";
+import { ContentType, contentTypes } from "@shared/content_types.ts";
 import { API_AREAS, contract, type EndpointContract } from "@shared/contract.ts";
-import { type Json, type JsonObject, pascal, reachable, ref } from "./openapi/json.ts";
+import type { Json, JsonObject } from "@shared/json_schema.ts";
+import { pascal, reachable, ref, withDiscriminators } from "./openapi/json.ts";
 import { checkIdSchema, type PendingSchema, SchemaCollector } from "./openapi/schemas.ts";
 import {
   type BodyContext,
@@ -25,7 +26,6 @@ import {
   createOrUpdateBody,
   uploadBody,
 } from "./openapi/bodies.ts";
-import { withDiscriminators } from "./openapi/discriminators.ts";
 import {
   headerComponents,
   operationFor,
@@ -45,25 +45,11 @@ export function endpointSpecs(): EndpointSpecs {
   return new Map(Object.entries(contract));
 }
 
-/** `create-api-client` becomes `createApiClient`: the operation id and the client method name. */
-export function operationIdOf(name: string): string {
-  return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-}
-
 /** Bodies described by a builder of `openapi/bodies.ts` rather than by their conversion alone. */
 const specialBodies: Record<string, (body: Json, ctx: BodyContext) => Json> = {
   "create-content-update": contentUpdateBody,
   "upload-public-file": uploadBody,
 };
-
-/** A content record never moves to another source: its update ignores `content_source_id`. */
-function fixedOnUpdate(name: string): string[] {
-  const type = CONTENT_TYPE_NAMES.find((t) => name === `create-${t}`);
-  return type !== undefined && type !== "content-source" &&
-      "content_source_id" in contentTypes[type].resource.shape
-    ? ["content_source_id"]
-    : [];
-}
 
 /** Builds the whole document, deterministically (paths and components sorted by name). */
 export function buildOpenApiDocument(specs: EndpointSpecs): JsonObject {
@@ -92,23 +78,17 @@ export function buildOpenApiDocument(specs: EndpointSpecs): JsonObject {
 
   const paths: JsonObject = {};
   for (const { name, spec, body, success } of operations) {
-    let bodySchema = named.resolve(body);
+    const resolved = named.resolve(body);
     const special = specialBodies[name];
-    if (special) bodySchema = special(bodySchema, ctx);
-    else if (spec.createRequires) {
-      bodySchema = createOrUpdateBody(
-        name,
-        bodySchema,
-        spec.createRequires,
-        ctx,
-        fixedOnUpdate(name),
-      );
-    }
+    const bodySchema = special
+      ? special(resolved, ctx)
+      : spec.createRequires
+      ? createOrUpdateBody(name, resolved, spec.createRequires, ctx)
+      : resolved;
     const successName = `${pascal(name)}Success`;
     components[successName] = named.resolve(success);
     paths[`/${name}`] = {
       post: operationFor(name, spec, {
-        operationId: operationIdOf(name),
         body: bodySchema,
         success: ref(successName),
         fail: named.resolve(failRef),

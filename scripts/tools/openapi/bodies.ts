@@ -4,11 +4,20 @@
  * fields the server manages), create-content-update as one variant per content type and action, and
  * upload-public-file as one variant per image format.
  */
-import { ContentType, contentTypes } from "@shared/content_types.ts";
+import { CONTENT_TYPE_NAMES, ContentType, contentTypes } from "@shared/content_types.ts";
 import { proposalFields } from "@shared/content_updates.ts";
+import {
+  asObject,
+  ID_SCHEMA,
+  isObject,
+  type Json,
+  JSON_VALUE,
+  type JsonObject,
+  NEW_ID_SCHEMA,
+  NULL_AS_ABSENT,
+} from "@shared/json_schema.ts";
 import { UPLOAD_DATA_PATTERNS, UploadType } from "@shared/uploads.ts";
-import { asObject, deref, isObject, type Json, type JsonObject, pascal, ref } from "./json.ts";
-import { ID_SCHEMA, JSON_VALUE, NEW_ID_SCHEMA, NULL_AS_ABSENT } from "./schemas.ts";
+import { deref, pascal, ref } from "./json.ts";
 
 /** Keys a fetched record carries that the server manages: accepted in a save body and ignored. */
 const SERVER_MANAGED = ["created_at", "updated_at", "user_id"];
@@ -21,7 +30,7 @@ export interface BodyContext {
 }
 
 /** A schema without the `null` that means "left out" (a required field must be given). */
-export function withoutNullAsAbsent(schema: Json | undefined): Json {
+function withoutNullAsAbsent(schema: Json | undefined): Json {
   const node = asObject(schema);
   const list = node.anyOf;
   if (!Array.isArray(list)) return node;
@@ -51,15 +60,20 @@ function objectOf(schema: Json, ctx: BodyContext, what: string): JsonObject {
 /**
  * A create-or-update body as two variants: `<Base>Insert` (`id` left out, null, 0 or -1; the fields
  * an insert needs required and not null) and `<Base>Update` (`id` a row id; every field optional).
- * The server-managed keys a fetched record carries are marked read-only.
+ * The server-managed keys a fetched record carries are marked read-only; a content record never
+ * moves to another source, so its update ignores `content_source_id`.
  */
 export function createOrUpdateBody(
   operation: string,
   body: Json,
   requires: readonly string[],
   ctx: BodyContext,
-  fixedOnUpdate: readonly string[] = [],
 ): Json {
+  const type = CONTENT_TYPE_NAMES.find((t) => operation === `create-${t}`);
+  const fixedOnUpdate = type !== undefined && type !== "content-source" &&
+      "content_source_id" in contentTypes[type].resource.shape
+    ? ["content_source_id"]
+    : [];
   const base = pascal(operation.replace(/^create-/, ""));
   const source = objectOf(body, ctx, operation);
   const properties: JsonObject = { ...asObject(source.properties) };

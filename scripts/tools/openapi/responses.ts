@@ -16,18 +16,19 @@
  */
 import { type AuthKind, DEFAULT_MAX_BODY_BYTES, type EndpointContract } from "@shared/contract.ts";
 import { honoursIdempotencyKey } from "@shared/idempotency.ts";
-import type { Json, JsonObject } from "./json.ts";
+import type { Json, JsonObject } from "@shared/json_schema.ts";
+import { ref } from "./json.ts";
 
-const securitySchemeOf: Readonly<Record<Exclude<AuthKind, "none">, string>> = {
-  api_key: "apiKey",
-  jwt: "accessToken",
-  service: "serviceSecret",
+/** Each credential kind, in the order an operation lists them: its security scheme, its name. */
+const AUTH: Record<AuthKind, [scheme: string | null, name: string]> = {
+  api_key: ["apiKey", "an API key"],
+  jwt: ["accessToken", "a user access token (JWT)"],
+  service: ["serviceSecret", "the moderation service secret"],
+  none: [null, "no credentials"],
 };
-const authOrder: readonly AuthKind[] = ["api_key", "jwt", "service", "none"];
 
 /** What an operation is built from besides its contract entry. */
 export interface OperationParts {
-  operationId: string;
   /** The request body schema. */
   body: Json;
   /** A reference to the operation's success envelope. */
@@ -37,52 +38,39 @@ export interface OperationParts {
 }
 
 /** The statuses an entry can answer, in order, each a response or a reference to one. */
-export function responsesFor(
-  name: string,
-  spec: EndpointContract,
-  parts: Pick<OperationParts, "success" | "fail" | "error">,
-): JsonObject {
-  const maxBody = spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const takesCredentials = spec.auth.some((kind) => kind !== "none");
-  const actsForUser = spec.auth.includes("jwt") || spec.auth.includes("api_key");
-  const failWith = (description: string): JsonObject => ({
-    description,
-    headers: rateLimitHeaderRefs(),
-    content: { "application/json": { schema: parts.fail } },
-  });
+function responsesFor(name: string, spec: EndpointContract, parts: OperationParts): JsonObject {
+  const keyed = honoursIdempotencyKey(name);
+  const response = (id: string) => ({ $ref: `#/components/responses/${id}` });
   const members = [parts.success, ref("JSendFail"), ...(spec.upstream ? [ref("JSendError")] : [])];
-  // A repeated Idempotency-Key gets the first answer again, marked.
-  const replayed = honoursIdempotencyKey(name) ? ["Idempotent-Replayed"] : [];
-  const responses: JsonObject = {
-    "200": {
+  const statuses: [string, JsonObject | false][] = [
+    ["200", {
       description: "JSend `success` with the result, or JSend `fail` when the request was " +
         "refused for a reason the caller can act on (invalid body, ownership, tier caps)" +
         (spec.upstream ? ", or JSend `error` when the upstream service failed" : ""),
-      headers: rateLimitHeaderRefs(replayed),
+      // A repeated Idempotency-Key gets the first answer again, marked.
+      headers: rateLimitHeaderRefs(keyed ? ["Idempotent-Replayed"] : []),
       content: { "application/json": { schema: { oneOf: members } } },
-    },
-    "400": { $ref: "#/components/responses/BadRequest" },
-  };
-  if (takesCredentials) responses["401"] = { $ref: "#/components/responses/Unauthorized" };
-  if (actsForUser) {
-    responses["403"] = {
-      $ref: `#/components/responses/${spec.perCharacter ? "CharacterForbidden" : "Forbidden"}`,
-    };
-  }
-  if (honoursIdempotencyKey(name)) {
-    responses["409"] = { $ref: "#/components/responses/IdempotencyConflict" };
-  }
-  responses["413"] = failWith(`The body is larger than ${maxBody} bytes`);
-  if (honoursIdempotencyKey(name)) {
-    responses["422"] = { $ref: "#/components/responses/IdempotencyKeyReused" };
-  }
-  responses["429"] = { $ref: "#/components/responses/TooManyRequests" };
-  responses["500"] = { $ref: "#/components/responses/InternalError" };
-  // A user's token is checked against the sign-in service's keys, which may be out of reach too.
-  if (spec.database !== false || spec.auth.includes("jwt")) {
-    responses["503"] = { $ref: "#/components/responses/Unavailable" };
-  }
-  return responses;
+    }],
+    ["400", response("BadRequest")],
+    ["401", spec.auth.some((kind) => kind !== "none") && response("Unauthorized")],
+    [
+      "403",
+      (spec.auth.includes("jwt") || spec.auth.includes("api_key")) &&
+      response(spec.perCharacter ? "CharacterForbidden" : "Forbidden"),
+    ],
+    ["409", keyed && response("IdempotencyConflict")],
+    ["413", {
+      description: `The body is larger than ${spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES} bytes`,
+      headers: rateLimitHeaderRefs(),
+      content: { "application/json": { schema: parts.fail } },
+    }],
+    ["422", keyed && response("IdempotencyKeyReused")],
+    ["429", response("TooManyRequests")],
+    ["500", response("InternalError")],
+    // A user's token is checked against the sign-in service's keys, which may be out of reach too.
+    ["503", (spec.database !== false || spec.auth.includes("jwt")) && response("Unavailable")],
+  ];
+  return Object.fromEntries(statuses.filter(([, response]) => response !== false));
 }
 
 /** One operation: its id, tag, summary, description, security, parameters, body and responses. */
@@ -92,18 +80,30 @@ export function operationFor(
   parts: OperationParts,
 ): JsonObject {
   const maxBody = spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const accepted = authOrder.filter((kind) => spec.auth.includes(kind));
+  const accepted = (Object.keys(AUTH) as AuthKind[]).filter((kind) => spec.auth.includes(kind));
+  const names = accepted.map((kind) => AUTH[kind][1]);
+  const joined = names.length > 1
+    ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`
+    : names[0];
   const rules = spec.rules ?? [];
+  const signedOut = accepted.includes("jwt")
+    ? " A call without credentials is signed out, as with the project's anon key: it reads " +
+      "only what is public, and what needs a user is refused with 401."
+    : "";
   const description = [
-    `${describeAuth(accepted)} The body is at most ${maxBody} bytes.`,
+    `Accepts ${joined ?? "no credentials"}.${signedOut} The body is at most ${maxBody} bytes.`,
     ...(rules.length > 0 ? [rules.map((rule) => `- ${rule}`).join("\n")] : []),
   ].join("\n\n");
   return {
-    operationId: parts.operationId,
+    // `create-api-client` becomes `createApiClient`, the typed client's method name too.
+    operationId: name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase()),
     tags: [spec.area],
     summary: spec.summary,
     description,
-    security: accepted.map((kind) => kind === "none" ? {} : { [securitySchemeOf[kind]]: [] }),
+    security: accepted.map((kind) => {
+      const scheme = AUTH[kind][0];
+      return scheme === null ? {} : { [scheme]: [] };
+    }),
     ...(honoursIdempotencyKey(name)
       ? {
         parameters: [{
@@ -118,33 +118,10 @@ export function operationFor(
         }],
       }
       : {}),
-    requestBody: {
-      required: true,
-      content: { "application/json": { schema: parts.body } },
-    },
+    requestBody: { required: true, content: { "application/json": { schema: parts.body } } },
     responses: responsesFor(name, spec, parts),
     "x-max-body-bytes": maxBody,
   };
-}
-
-function ref(name: string): JsonObject {
-  return { $ref: `#/components/schemas/${name}` };
-}
-
-function describeAuth(accepted: readonly AuthKind[]): string {
-  const names: Record<AuthKind, string> = {
-    api_key: "an API key",
-    jwt: "a user access token (JWT)",
-    service: "the moderation service secret",
-    none: "no credentials",
-  };
-  const list = accepted.map((kind) => names[kind]);
-  const joined = list.length > 1 ? `${list.slice(0, -1).join(", ")} or ${list.at(-1)}` : list[0];
-  const signedOut = accepted.includes("jwt")
-    ? " A call without credentials is signed out, as with the project's anon key: it reads " +
-      "only what is public, and what needs a user is refused with 401."
-    : "";
-  return `Accepts ${joined ?? "no credentials"}.${signedOut}`;
 }
 
 export function securitySchemes(): JsonObject {
@@ -194,12 +171,10 @@ export function headerComponents(): JsonObject {
 }
 
 function rateLimitHeaderRefs(extra: string[] = []): JsonObject {
-  const headers: JsonObject = {};
   const names = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", ...extra];
-  for (const name of [...names, "X-Request-Id"]) {
-    headers[name] = { $ref: `#/components/headers/${name}` };
-  }
-  return headers;
+  return Object.fromEntries(
+    [...names, "X-Request-Id"].map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+  );
 }
 
 export function responseComponents(fail: Json, errorSchema: Json): JsonObject {

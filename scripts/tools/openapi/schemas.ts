@@ -6,23 +6,12 @@ import { z } from "zod";
 import { Id } from "@shared/common.ts";
 import { ID_SCHEMA, type Json, type JsonObject, toJsonSchema } from "@shared/json_schema.ts";
 
-export {
-  ID_SCHEMA,
-  JSON_VALUE,
-  NEW_ID_SCHEMA,
-  NUL_FREE,
-  NULL_AS_ABSENT,
-} from "@shared/json_schema.ts";
+type Io = "input" | "output";
+
 /** A converted schema whose `$ref`s still point at zod's local `$defs` names. */
 export interface PendingSchema {
-  io: "input" | "output";
+  io: Io;
   raw: JsonObject;
-}
-
-/** Named schemas once every conversion is in. */
-export interface NamedSchemas {
-  components: JsonObject;
-  resolve(pending: PendingSchema): Json;
 }
 
 /**
@@ -32,11 +21,10 @@ export interface NamedSchemas {
  * (as accepted).
  */
 export class SchemaCollector {
-  readonly #pending: PendingSchema[] = [];
   /** Raw JSON of every named schema, per direction. */
   readonly #defs = { input: new Map<string, string>(), output: new Map<string, string>() };
 
-  add(schema: z.ZodType, io: "input" | "output"): PendingSchema {
+  add(schema: z.ZodType, io: Io): PendingSchema {
     const { root: raw, defs } = toJsonSchema(schema, io);
     for (const [id, def] of Object.entries(defs)) {
       if (id.startsWith("__")) {
@@ -51,63 +39,54 @@ export class SchemaCollector {
       }
       this.#defs[io].set(id, text);
     }
-    const pending: PendingSchema = { io, raw };
-    this.#pending.push(pending);
-    return pending;
+    return { io, raw };
   }
 
-  finish(): NamedSchemas {
+  /** The components, sorted by name, and how to resolve a pending schema's references to them. */
+  finish(): { components: JsonObject; resolve(pending: PendingSchema): Json } {
+    const { input, output } = this.#defs;
     const same = new Map<string, boolean>();
+    // Whether a schema reads the same as input and output, with every schema it refers to.
     const isSame = (id: string, seen: Set<string>): boolean => {
-      const cached = same.get(id);
-      if (cached !== undefined) return cached;
-      const input = this.#defs.input.get(id);
-      const output = this.#defs.output.get(id);
-      if (input === undefined || output === undefined) return true;
-      if (input !== output) return false;
-      if (seen.has(id)) return true;
+      const [accepted, returned] = [input.get(id), output.get(id)];
+      if (accepted === undefined || returned === undefined || seen.has(id)) return true;
+      if (accepted !== returned) return false;
       seen.add(id);
-      const refs = [...input.matchAll(/"#\/\$defs\/([^"]+)"/g)].map((m) => m[1] ?? "");
+      const refs = [...accepted.matchAll(/"#\/\$defs\/([^"]+)"/g)].map((m) => m[1] ?? "");
       return refs.every((r) => isSame(r, seen));
     };
-    const nameOf = (id: string, io: "input" | "output"): string => {
-      if (io === "output" || !this.#defs.output.has(id)) return id;
-      let result = same.get(id);
-      if (result === undefined) {
-        result = isSame(id, new Set());
-        same.set(id, result);
-      }
-      return result ? id : `${id}Input`;
+    const nameOf = (id: string, io: Io): string => {
+      if (io === "output" || !output.has(id)) return id;
+      if (!same.has(id)) same.set(id, isSame(id, new Set()));
+      return same.get(id) ? id : `${id}Input`;
     };
-    const rewrite = (value: Json, io: "input" | "output"): Json => {
+    const rewrite = (value: Json, io: Io): Json => {
       if (Array.isArray(value)) return value.map((v) => rewrite(v, io));
       if (value === null || typeof value !== "object") return value;
       const out: JsonObject = {};
       for (const [key, v] of Object.entries(value)) {
-        const def = key === "$ref" && typeof v === "string" ? localDefName(v) : undefined;
+        const def = key === "$ref" && typeof v === "string" && v.startsWith("#/$defs/")
+          ? v.slice("#/$defs/".length)
+          : undefined;
         out[key] = def ? `#/components/schemas/${nameOf(def, io)}` : rewrite(v, io);
       }
       return out;
     };
-    const components: Record<string, Json> = {};
+    const components: JsonObject = {};
     for (const io of ["output", "input"] as const) {
       for (const [id, text] of this.#defs[io]) {
         const name = nameOf(id, io);
-        if (io === "input" && name === id && this.#defs.output.has(id)) continue;
+        if (io === "input" && name === id && output.has(id)) continue;
         components[name] = rewrite(JSON.parse(text) as Json, io);
       }
     }
     return {
       components: Object.fromEntries(
-        Object.keys(components).sort().map((name) => [name, components[name] ?? null]),
+        Object.keys(components).sort().map((n) => [n, components[n]!]),
       ),
       resolve: (pending) => rewrite(pending.raw, pending.io),
     };
   }
-}
-
-function localDefName(ref: string): string | undefined {
-  return ref.startsWith("#/$defs/") ? ref.slice("#/$defs/".length) : undefined;
 }
 
 /** The id schema as zod converts it, checked against the one the document writes by hand. */
