@@ -2,6 +2,13 @@ import type postgres from "postgres";
 import { isConnectionError } from "../db_errors.ts";
 import { connectionError, type Tx } from "./pool.ts";
 
+/** The error of a request whose connection closed under it (503, as db_errors.ts reads it). */
+function connectionClosed(): Error {
+  return Object.assign(new Error("The database connection closed during the transaction"), {
+    code: "CONNECTION_CLOSED",
+  });
+}
+
 /** The part of postgres.js's connection object the watch uses. */
 interface PoolConnection {
   onclose: ((error: unknown) => void) | null;
@@ -43,11 +50,7 @@ export class ConnectionWatch {
         this.lost = true;
         // A query the close left unanswered may stay queued for the reconnect (seen through a
         // transaction-mode pooler): the request answers now instead of at its deadline.
-        this.#fail?.(
-          Object.assign(new Error("The database connection closed during the transaction"), {
-            code: "CONNECTION_CLOSED",
-          }),
-        );
+        this.#fail?.(connectionClosed());
       };
       return true; // keeps the connection writable for the next pipelined query
     },
@@ -101,11 +104,7 @@ export class ConnectionWatch {
 
 /** Why nothing more may be sent through the reservation, or null while it may. */
 function refusalOf(watch: ConnectionWatch): Error | null {
-  if (watch.lost) {
-    return Object.assign(new Error("The database connection closed during the transaction"), {
-      code: "CONNECTION_CLOSED",
-    });
-  }
+  if (watch.lost) return connectionClosed();
   if (watch.ended) return new Error("The transaction has ended: nothing more may be sent in it");
   if (watch.sealed) {
     return new Error("The transaction's COMMIT or ROLLBACK was sent: nothing may follow");

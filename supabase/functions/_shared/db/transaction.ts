@@ -4,7 +4,7 @@
  */
 import type postgres from "postgres";
 import { REQUEST_LOGIN_ROLE } from "../env.ts";
-import { Held } from "../held.ts";
+import { Held } from "./held_transaction.ts";
 import { ConnectionWatch, guard } from "./connection_watch.ts";
 import { holdOpen } from "./held_open.ts";
 import { requestConnection, reserveConnection, TRANSACTION_DEADLINE_MS, type Tx } from "./pool.ts";
