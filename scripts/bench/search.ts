@@ -361,7 +361,7 @@ async function main(): Promise<void> {
     const { rows, userId } = await readLoaded(database.url);
     log(`loaded ${rows.length} rows in ${loadSeconds.toFixed(1)} s`);
 
-    const { signLocalAccessToken } = await import("../../supabase/functions/_shared/auth/jwt.ts");
+    const { signLocalAccessToken } = await import("../support/local_tokens.ts");
     let issued = 0;
     let token = "";
     const nextToken = async (): Promise<string> => {
