@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { isConnectionError } from "../db_errors.ts";
 import { connectionError, type Tx } from "./pool.ts";
+import { refusedWhenSent } from "./postgres_js_workarounds.ts";
 
 /** The error of a request whose connection closed under it (503, as db_errors.ts reads it). */
 function connectionClosed(): Error {
@@ -112,36 +113,6 @@ function refusalOf(watch: ConnectionWatch): Error | null {
   return null;
 }
 
-/** The part of a postgres.js query that sends it (on `execute`, `then`, `catch` and the like). */
-interface Sendable {
-  executed: boolean;
-  handle(): Promise<void>;
-  reject(error: unknown): void;
-}
-
-function isSendable(value: unknown): value is Sendable {
-  return typeof value === "object" && value !== null && "handle" in value && "executed" in value;
-}
-
-/**
- * Checks again when a query is sent, not only when it is made: postgres.js sends a query a
- * microtask after `then` (so after `await`) or `execute`, and one made in time but sent after the
- * transaction's COMMIT or ROLLBACK would run outside it, on a connection that may be another
- * request's by then. Such a query fails instead.
- */
-function checkedWhenSent<T>(query: T, watch: ConnectionWatch): T {
-  if (!isSendable(query)) return query;
-  const send = query.handle.bind(query);
-  query.handle = () => {
-    const refusal = query.executed ? null : refusalOf(watch);
-    if (refusal === null) return send();
-    query.executed = true;
-    query.reject(refusal);
-    return Promise.resolve();
-  };
-  return query;
-}
-
 /**
  * The reservation as handlers see it: a query after its connection closed fails (503) at once,
  * and so does one sent after the transaction's COMMIT or ROLLBACK, or after it ended.
@@ -154,14 +125,14 @@ export function guard(reserved: postgres.ReservedSql, watch: ConnectionWatch): T
   return new Proxy(reserved, {
     apply(target, self, args) {
       refuseIfLost();
-      return checkedWhenSent(Reflect.apply(target, self, args), watch);
+      return refusedWhenSent(Reflect.apply(target, self, args), () => refusalOf(watch));
     },
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (property !== "unsafe" || typeof value !== "function") return value;
       return (...args: Parameters<typeof target.unsafe>) => {
         refuseIfLost();
-        return checkedWhenSent(target.unsafe(...args), watch);
+        return refusedWhenSent(target.unsafe(...args), () => refusalOf(watch));
       };
     },
   });

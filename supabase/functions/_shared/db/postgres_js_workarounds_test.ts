@@ -9,7 +9,7 @@ import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { runtimeDeno, runtimeDenoEnv } from "../../../../scripts/support/deno_runtime.ts";
-import { sqlLiteral, workaroundOptions } from "./postgres_js_workarounds.ts";
+import { refusedWhenSent, sqlLiteral, workaroundOptions } from "./postgres_js_workarounds.ts";
 
 const LOCAL_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 // Installs the process-wide workarounds, the immediate among them.
@@ -228,6 +228,48 @@ Deno.test({
       }
     } finally {
       await db.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "a released reservation still sends its queries, into the next holder's transaction",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const database = await servedPglite();
+    const sql = postgres(database.url, {
+      ...workaroundOptions(database.url),
+      max: 1,
+      onnotice: () => {},
+    });
+    try {
+      const first = await sql.reserve();
+      let released = false;
+      const late = first`select current_setting('test.holder', true) as holder`;
+      const checked = refusedWhenSent(
+        first`select 1`,
+        () => released ? new Error("The reservation was released") : null,
+      );
+      first.release();
+      released = true;
+      const second = await sql.reserve();
+      await second`begin`;
+      await second`select set_config('test.holder', 'second', true)`;
+      const [row] = await late;
+      equal(
+        row?.holder,
+        "second",
+        "postgres.js refused the released reservation's query: refusedWhenSent's release case can go",
+      );
+      let refused: unknown = null;
+      await checked.catch((e) => (refused = e));
+      ok(refused instanceof Error, "refusedWhenSent fails the query instead of sending it");
+      await second`rollback`;
+      second.release();
+    } finally {
+      await sql.end({ timeout: 0 });
+      await database.close();
     }
   },
 });
