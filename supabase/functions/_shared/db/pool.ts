@@ -71,7 +71,8 @@ export function openPool(url = REQUEST_URL, max = env.DATABASE_POOL_SIZE): postg
  * while callers wait for one (a waiting `reserve()` is handed to a reconnect that drops it, and a
  * refused one stays queued and later swallows a connection): after a restart under load,
  * requests waited forever and the pool shrank to nothing. `reserveConnection` bounds the wait and
- * replaces the pool when it has stopped handing out connections it has (porsager/postgres#1195).
+ * replaces the pool when it has stopped handing out connections it has (porsager/postgres#1195;
+ * postgres_js_workarounds_test.ts shows it, and fails once the replacement can go).
  */
 let pool = openPool();
 

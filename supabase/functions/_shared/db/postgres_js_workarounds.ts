@@ -41,6 +41,11 @@
  *    checks again as the query is sent. Delete when postgres.js refuses a released reservation's
  *    queries and the runner sends no COMMIT ahead of a handler's statements (the same check keeps
  *    a statement from following a COMMIT sent ahead).
+ *
+ * One lives in pool.ts, where the pool it replaces is kept: a `reserve()` queued while its
+ * connection is terminated never settles (porsager/postgres#1195, shown by the test of that name),
+ * so `reserveConnection` replaces a pool that stopped handing out connections. Delete that
+ * replacement when the test fails.
  */
 import net from "node:net";
 import { Buffer } from "node:buffer";

@@ -273,3 +273,33 @@ Deno.test({
     }
   },
 });
+
+const realDatabase = Deno.env.get("DATABASE_URL")?.startsWith("postgres")
+  ? Deno.env.get("DATABASE_URL")!
+  : null;
+
+Deno.test({
+  name:
+    "a reserve() queued while its connection is terminated never settles (porsager/postgres#1195)",
+  ignore: realDatabase === null, // a backend to terminate: real Postgres only
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const owner = postgres(realDatabase!, { max: 1, onnotice: () => {} });
+    const unpatched = postgres(realDatabase!, { max: 1, onnotice: () => {} });
+    try {
+      const holding = await unpatched.reserve();
+      const [backend] = await holding<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      const queued = unpatched.reserve();
+      await owner`select pg_terminate_backend(${backend!.pid})`;
+      equal(
+        await settlesWithin(queued, 2_000),
+        false,
+        "postgres.js handed the queued reservation a connection: the pool's replacement can go",
+      );
+    } finally {
+      await unpatched.end({ timeout: 0 });
+      await owner.end({ timeout: 0 });
+    }
+  },
+});
