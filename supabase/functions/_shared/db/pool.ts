@@ -4,7 +4,11 @@
  */
 import postgres from "postgres";
 import { env, requestDatabaseUrl } from "../env.ts";
-import { withLiteralValues, workaroundOptions } from "./postgres_js_workarounds.ts";
+import {
+  ReplaceablePool,
+  withLiteralValues,
+  workaroundOptions,
+} from "./postgres_js_workarounds.ts";
 
 /** A transaction handle: every query a request makes runs through one. */
 export type Tx = postgres.Sql;
@@ -66,38 +70,14 @@ export function openPool(url = REQUEST_URL, max = env.DATABASE_POOL_SIZE): postg
   });
 }
 
-/**
- * The current pool. postgres.js 3.4.9 can lose track of reservations when connections close
- * while callers wait for one (a waiting `reserve()` is handed to a reconnect that drops it, and a
- * refused one stays queued and later swallows a connection): after a restart under load,
- * requests waited forever and the pool shrank to nothing. `reserveConnection` bounds the wait and
- * replaces the pool when it has stopped handing out connections it has (porsager/postgres#1195;
- * postgres_js_workarounds_test.ts shows it, and fails once the replacement can go).
- */
-let pool = openPool();
-
-/** Reservations handed out by the current pool and not yet given back. */
-let held = 0;
-let replacedAt = 0;
+/** Replaced when it stops handing out connections (postgres_js_workarounds.ts). */
+const pools = new ReplaceablePool(() => openPool(), env.DATABASE_POOL_SIZE, RESERVE_WAIT_MS);
 
 /**
- * The process-wide request pool (whichever pool is current), built once at module scope. It
- * connects as `api_authenticator`, which can do nothing until a request transaction switches role.
+ * The process-wide request pool, built once at module scope. It connects as `api_authenticator`,
+ * which can do nothing until a request transaction switches role.
  */
-export const sql: postgres.Sql = new Proxy(pool, {
-  apply: (_target, self, args) => Reflect.apply(pool, self, args),
-  get: (_target, property) => Reflect.get(pool, property, pool),
-}) as postgres.Sql;
-
-/** Ends the current pool and opens a new one; requests still on the old one answer 503. */
-function replacePool(): void {
-  const old = pool;
-  pool = openPool();
-  held = 0;
-  replacedAt = Date.now();
-  // Terminates its connections and refuses whatever still waits on it.
-  old.end({ timeout: 0 }).catch(() => {});
-}
+export const sql: postgres.Sql = pools.sql;
 
 /** A reservation started before a request asked for one (`openEarly`), until one takes it. */
 let early: { from: postgres.Sql; reserving: Promise<postgres.ReservedSql> } | null = null;
@@ -110,7 +90,8 @@ let early: { from: postgres.Sql; reserving: Promise<postgres.ReservedSql> } | nu
  */
 export function openEarly(): void {
   if (early !== null) return;
-  const entry = { from: pool, reserving: pool.reserve() };
+  const from = pools.current;
+  const entry = { from, reserving: from.reserve() };
   early = entry;
   entry.reserving.catch(() => {
     if (early === entry) early = null;
@@ -134,7 +115,7 @@ function takeEarly(from: postgres.Sql): Promise<postgres.ReservedSql> | null {
 export async function reserveConnection(): Promise<
   { reserved: postgres.ReservedSql; give: () => void }
 > {
-  const from = pool;
+  const from = pools.current;
   const reserving = takeEarly(from) ?? from.reserve();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<null>((
@@ -144,24 +125,13 @@ export async function reserveConnection(): Promise<
   if (reserved === null) {
     // One that arrives after all goes straight back.
     reserving.then((late) => late.release(), () => {});
-    // Waiting while the pool holds fewer reservations than connections means it lost some.
-    if (
-      from === pool && held < env.DATABASE_POOL_SIZE && Date.now() - replacedAt > RESERVE_WAIT_MS
-    ) {
-      replacePool();
-    }
+    pools.waitedOut(from);
     throw connectionError("No database connection became free in time");
   }
-  if (from === pool) held++;
-  let given = false;
   return {
     // Unnamed, a statement with parameters costs a round trip of its own (postgres_js_workarounds.ts).
     reserved: withLiteralValues(reserved, env.DATABASE_PREPARE),
-    give: () => {
-      if (given) return;
-      given = true;
-      if (from === pool) held--;
-    },
+    give: pools.taken(from),
   };
 }
 

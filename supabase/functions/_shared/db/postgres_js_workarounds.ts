@@ -41,11 +41,10 @@
  *    checks again as the query is sent. Delete when postgres.js refuses a released reservation's
  *    queries and the runner sends no COMMIT ahead of a handler's statements (the same check keeps
  *    a statement from following a COMMIT sent ahead).
- *
- * One lives in pool.ts, where the pool it replaces is kept: a `reserve()` queued while its
- * connection is terminated never settles (porsager/postgres#1195, shown by the test of that name),
- * so `reserveConnection` replaces a pool that stopped handing out connections. Delete that
- * replacement when the test fails.
+ * 9. A `reserve()` queued while its connection is terminated never settles
+ *    (porsager/postgres#1195, shown by the test of that name): after a restart under load the
+ *    pool lost its reservations. `ReplaceablePool` replaces a pool that stopped handing out
+ *    connections. Delete it when that test fails.
  */
 import net from "node:net";
 import { Buffer } from "node:buffer";
@@ -648,6 +647,66 @@ export function refusedWhenSent<T>(query: T, refusal: () => Error | null): T {
     return Promise.resolve();
   };
   return query;
+}
+
+// ---- 9. A pool replaced when it stops handing out connections ----
+
+/**
+ * A pool that is replaced by a new one when it has lost track of its reservations. postgres.js
+ * 3.4.9 can lose them when connections close while callers wait for one (a waiting `reserve()` is
+ * handed to a reconnect that drops it, and a refused one stays queued and later swallows a
+ * connection): after a restart under load, requests waited forever and the pool shrank to nothing.
+ * A reservation that waits out its bound (`boundMs`) while the pool holds fewer than `size` means
+ * the pool lost some: it is ended (its connections terminated, whatever waits on it refused, 503)
+ * and a new one opened, at most once per bound.
+ */
+export class ReplaceablePool {
+  #pool: postgres.Sql;
+  #held = 0;
+  #replacedAt = 0;
+  /** Whichever pool is current, as one `Sql`. */
+  readonly sql: postgres.Sql;
+
+  constructor(
+    readonly open: () => postgres.Sql,
+    readonly size: number,
+    readonly boundMs: number,
+  ) {
+    this.#pool = open();
+    this.sql = new Proxy(this.#pool, {
+      apply: (_target, self, args) => Reflect.apply(this.#pool, self, args),
+      get: (_target, property) => Reflect.get(this.#pool, property, this.#pool),
+    });
+  }
+
+  /** The current pool, to reserve from. */
+  get current(): postgres.Sql {
+    return this.#pool;
+  }
+
+  /** Counts a reservation `from` handed out; returns what gives it back (once). */
+  taken(from: postgres.Sql): () => void {
+    if (from !== this.#pool) return () => {};
+    this.#held++;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      if (from === this.#pool) this.#held--;
+    };
+  }
+
+  /** Told that a reservation asked of `from` waited out its bound. */
+  waitedOut(from: postgres.Sql): void {
+    if (from !== this.#pool || this.#held >= this.size) return;
+    if (Date.now() - this.#replacedAt <= this.boundMs) return;
+    const old = this.#pool;
+    this.#pool = this.open();
+    this.#held = 0;
+    this.#replacedAt = Date.now();
+    // Terminates its connections and refuses whatever still waits on it.
+    old.end({ timeout: 0 }).catch(() => {});
+  }
 }
 
 // ---- Installing them ----
