@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { isConnectionError } from "../db_errors.ts";
 import { connectionError, type Tx } from "./pool.ts";
-import { refusedWhenSent } from "./postgres_js_workarounds.ts";
+import { ConnectionHooks, refusedWhenSent } from "./postgres_js_workarounds.ts";
 
 /** The error of a request whose connection closed under it (503, as db_errors.ts reads it). */
 function connectionClosed(): Error {
@@ -10,19 +10,11 @@ function connectionClosed(): Error {
   });
 }
 
-/** The part of postgres.js's connection object the watch uses. */
-interface PoolConnection {
-  onclose: ((error: unknown) => void) | null;
-  terminate(): void;
-}
-
 /**
  * Learns when a reserved connection is gone: from a connection error a query of it reported (a
- * socket error reaches the queries before the close event), or from the close itself. postgres.js
- * calls a query's `onexecute` option with the connection it is written to, and a connection's
- * `onclose` when it closes; `sql.begin` uses the same two hooks. After a close, the pool may
- * reconnect that connection for another caller, so nothing more may be sent through this
- * reservation.
+ * socket error reaches the queries before the close event), or from the close itself
+ * (`ConnectionHooks`). After a close, the pool may reconnect that connection for another caller,
+ * so nothing more may be sent through this reservation.
  */
 export class ConnectionWatch {
   lost = false;
@@ -36,7 +28,6 @@ export class ConnectionWatch {
    * sends (work left running after a refusal) must not reach a connection another request holds.
    */
   ended = false;
-  #connection: PoolConnection | null = null;
 
   /** Notes whether `error` means the connection is gone; returns it. */
   seen(error: unknown): unknown {
@@ -44,21 +35,19 @@ export class ConnectionWatch {
     return error;
   }
 
-  readonly options = {
-    onexecute: (connection: PoolConnection): boolean => {
-      this.#connection = connection;
-      connection.onclose = () => {
-        this.lost = true;
-        // A query the close left unanswered may stay queued for the reconnect (seen through a
-        // transaction-mode pooler): the request answers now instead of at its deadline.
-        this.#fail?.(connectionClosed());
-      };
-      return true; // keeps the connection writable for the next pipelined query
-    },
-  } as unknown as postgres.UnsafeQueryOptions;
+  readonly #hooks = new ConnectionHooks(() => {
+    this.lost = true;
+    // The request answers now instead of at its deadline.
+    this.#fail?.(connectionClosed());
+  });
+
+  /** The options of the transaction's first statement, which attach the watch to its connection. */
+  get options(): postgres.UnsafeQueryOptions {
+    return this.#hooks.options;
+  }
 
   detach(): void {
-    if (this.#connection) this.#connection.onclose = null;
+    this.#hooks.detach();
   }
 
   /**
@@ -90,7 +79,7 @@ export class ConnectionWatch {
       this.#fail = reject;
       this.#timer = setTimeout(() => {
         this.lost = true;
-        this.#connection?.terminate();
+        this.#hooks.terminate();
         reject(connectionError(`The database did not finish the transaction within ${ms} ms`));
       }, ms);
     });

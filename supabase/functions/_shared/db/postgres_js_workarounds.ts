@@ -1,8 +1,10 @@
 /**
  * Every way this project bends postgres.js 3.4.9, and the platform's Deno 2.1 under it, in one
- * module: the pool takes `workaroundOptions(url)` into its options and wraps each reservation in
- * `withLiteralValues`, and nothing else knows of them. Each names its upstream issue (or, where
- * none is filed, the measurement), the test that shows the defect on the unpatched dependency
+ * module. The pool (pool.ts) takes `workaroundOptions(url)` into its options, keeps its pools in a
+ * `ReplaceablePool` and wraps each reservation in `withLiteralValues`; the connection watch
+ * (connection_watch.ts) attaches `ConnectionHooks` and sends queries through `refusedWhenSent`.
+ * Nothing else knows of them. Each names its upstream issue (or, where none is filed, the
+ * measurement), the test that shows the defect on the unpatched dependency
  * (postgres_js_workarounds_test.ts, or the fault test named) and when it can be deleted.
  *
  * 1. `setImmediate` (Deno 2.1): the platform's runtime runs Node's `setImmediate` as a timer of at
@@ -45,6 +47,14 @@
  *    (porsager/postgres#1195, shown by the test of that name): after a restart under load the
  *    pool lost its reservations. `ReplaceablePool` replaces a pool that stopped handing out
  *    connections. Delete it when that test fails.
+ * 10. A reservation is told nothing when its connection closes, a query the close left
+ *    unanswered may stay queued for the reconnect (seen through a transaction-mode pooler: the
+ *    request waited out its deadline), and a reservation whose database froze cannot be dropped
+ *    (`release()` hands it back as open). `ConnectionHooks` uses the two internal hooks `sql.begin`
+ *    uses. No upstream issue found; shown by "database frozen or locked: calls answer 503 within
+ *    seconds" (tests/faults_restart_test.ts) and "a request whose connection is cut mid-query
+ *    answers 503" (tests/faults_connection_test.ts). Delete when postgres.js rejects a closed
+ *    reservation's queued queries and can end a reservation's connection.
  */
 import net from "node:net";
 import { Buffer } from "node:buffer";
@@ -706,6 +716,44 @@ export class ReplaceablePool {
     this.#replacedAt = Date.now();
     // Terminates its connections and refuses whatever still waits on it.
     old.end({ timeout: 0 }).catch(() => {});
+  }
+}
+
+// ---- 10. A reserved connection's close, and dropping it ----
+
+/** The part of postgres.js's connection object the hooks use. */
+interface PoolConnection {
+  onclose: ((error: unknown) => void) | null;
+  terminate(): void;
+}
+
+/**
+ * Hooks on the connection a reservation holds: `onClose` is called when it closes, and
+ * `terminate` drops it. postgres.js calls a query's `onexecute` option with the connection it is
+ * written to, and a connection's `onclose` when it closes.
+ */
+export class ConnectionHooks {
+  #connection: PoolConnection | null = null;
+
+  constructor(readonly onClose: () => void) {}
+
+  /** Options for the reservation's first statement, which attach the hooks to its connection. */
+  readonly options = {
+    onexecute: (connection: PoolConnection): boolean => {
+      this.#connection = connection;
+      connection.onclose = () => this.onClose();
+      return true; // keeps the connection writable for the next pipelined query
+    },
+  } as unknown as postgres.UnsafeQueryOptions;
+
+  /** Drops the connection: whatever waits on it is refused, and it is never reused. */
+  terminate(): void {
+    this.#connection?.terminate();
+  }
+
+  /** Stops listening for the close (the connection goes back to the pool). */
+  detach(): void {
+    if (this.#connection) this.#connection.onclose = null;
   }
 }
 
