@@ -65,17 +65,12 @@ import { log } from "../log.ts";
 
 // ---- 1. setImmediate without the platform's delay ----
 
-/**
- * `setImmediate` as Node means it (run once the current task and its microtasks are done, ahead of
- * timers), without the platform's delay. The platform's Deno 2.1 runs Node's `setImmediate` as a
- * timer of 0 ms, which its timers round to 1 ms or more (1.1-1.3 ms measured). postgres.js flushes
- * every write it buffers on `setImmediate`, and the database socket corks a pipeline for two turns
- * behind it (`coalesceWrites`): each statement sent waited about 4 ms, and a new connection
- * about 11 ms for the three writes of its start-up, where the database answered in 0.5 ms. Here a
- * turn is a message through a `MessageChannel` (about 0.1 ms): every immediate queued before it
- * arrives runs in it, in order, and those queued meanwhile wait for the next, as in Node. Unlike
- * Node, microtasks an immediate queues run after the whole turn, not before the next immediate.
- */
+// Deno 2.1's timers round its 0 ms to 1.1-1.3 ms: each statement sent waited about 4 ms (two turns
+// of `coalesceWrites` behind postgres.js's flush), a new connection about 11 ms, where the database
+// answered in 0.5 ms. Here a turn is a message through a `MessageChannel` (about 0.1 ms): every
+// immediate queued before it arrives runs in it, in order, and those queued meanwhile wait for the
+// next, as in Node. Unlike Node, microtasks an immediate queues run after the whole turn.
+
 /** An immediate's handle, as `setImmediate` returns it. */
 class Immediate {
   cancelled = false;
@@ -149,11 +144,6 @@ function installImmediate(): void {
 
 // ---- 2-5. The database socket ----
 
-/**
- * The database socket postgres.js is given (its `socket` option): it sends a pipeline in one write
- * (`coalesceWrites`), repairs two faults of postgres.js 3.4.9 in reading a connection
- * (`repairReading`), and ends only after the writes postgres.js has scheduled (`endsAfterWrites`).
- */
 /** The connection options postgres.js hands its `socket` factory (the parts used here). */
 interface SocketOptions {
   host: string[];
@@ -397,12 +387,8 @@ function repairReading(socket: net.Socket, writes: () => number): { beforeEnd: (
 
 // ---- 2. The array types, parsed here instead of fetched ----
 
-/**
- * The array types the project's columns and functions use (bigint[], int[], text[] and its kin),
- * parsed and serialized here so the driver need not fetch every array type of the database on each
- * new connection (postgres.js's `fetch_types`: a round trip and about 9.5 KB, 25-30 ms of a new
- * connection's first request, measured on Deno 2.1).
- */
+// The array types the project's columns and functions use: a new connection's type fetch cost
+// 25-30 ms of its first request on Deno 2.1.
 const INT4_ARRAY = 1007;
 const TEXT_ARRAY = 1009;
 const VARCHAR_ARRAY = 1015;
@@ -486,23 +472,13 @@ const ARRAY_TYPES = {
 
 // ---- 6. Values written in as literals ----
 
-/**
- * Statements with their values written in as literals, wherever a statement goes unnamed: every
- * statement on a pool that cannot prepare them (`DATABASE_PREPARE=false`, as behind the hosted
- * pooler), and the statements whose text varies with the body (`unsafe` without `prepare`).
- *
- * Why: postgres.js sends an unprepared statement that has parameters in two round trips. It first
- * asks Postgres for the parameter types (Parse, Describe, Flush) and waits for them, so nothing
- * behind it in the transaction can go out in the same write: every request cost five round trips
- * instead of one. A statement without parameters is sent at once, so here each caller value
- * becomes a literal Postgres reads back as exactly that value, typed as an untyped parameter
- * would be (a quoted constant of unknown type, resolved from its context in the statement).
- *
- * Escaping: every value is an `E'...'` constant in which each backslash and each quote is doubled,
- * which Postgres reads back verbatim whatever `standard_conforming_strings` says; NUL, which no
- * Postgres text may hold, is refused as Postgres refuses it in a parameter. Statement text still
- * comes from server code only; callers' values never reach it any other way.
- */
+// Wherever a statement goes unnamed (every statement with `DATABASE_PREPARE=false`, and `unsafe`
+// without `prepare`), each caller value becomes a literal Postgres reads back as exactly that
+// value, typed as an untyped parameter would be (a quoted constant of unknown type). Escaping:
+// every value is an `E'...'` constant in which each backslash and each quote is doubled, read back
+// verbatim whatever `standard_conforming_strings` says; NUL, which no Postgres text may hold, is
+// refused as Postgres refuses it in a parameter. Statement text still comes from server code only.
+
 /** A literal that Postgres reads as `value`, the way a parameter of unknown type would be read. */
 export function sqlLiteral(value: unknown): string {
   if (value === null) return "NULL";
@@ -662,13 +638,10 @@ export function refusedWhenSent<T>(query: T, refusal: () => Error | null): T {
 // ---- 9. A pool replaced when it stops handing out connections ----
 
 /**
- * A pool that is replaced by a new one when it has lost track of its reservations. postgres.js
- * 3.4.9 can lose them when connections close while callers wait for one (a waiting `reserve()` is
- * handed to a reconnect that drops it, and a refused one stays queued and later swallows a
- * connection): after a restart under load, requests waited forever and the pool shrank to nothing.
- * A reservation that waits out its bound (`boundMs`) while the pool holds fewer than `size` means
- * the pool lost some: it is ended (its connections terminated, whatever waits on it refused, 503)
- * and a new one opened, at most once per bound.
+ * A pool replaced by a new one once it has lost track of its reservations (9): a reservation that
+ * waits out its bound (`boundMs`) while the pool holds fewer than `size` means it lost some. It is
+ * then ended (its connections terminated, whatever waits on it refused, 503) and a new one opened,
+ * at most once per bound.
  */
 export class ReplaceablePool {
   #pool: postgres.Sql;
