@@ -21,14 +21,17 @@
  *    (about one run in eight without it). Delete when that test stays green without it.
  * 4. A write cancelled as the connection ends leaves the connection unable to write (or, under
  *    Deno 2.1's timers, writes to a dropped socket and ends the process): `endsAfterWrites`
- *    (porsager/postgres#1066, #1154; denoland/deno#34667). Shown by tests/faults_database_test.ts
- *    and tests/faults_connection_test.ts; delete when they stay green without it.
+ *    (porsager/postgres#1066, #1154; denoland/deno#34667). Without it (and so without the end
+ *    hook of 3), tests/faults_connection_test.ts failed in each of six runs; delete when it stays
+ *    green without it.
  * 5. A pipeline past 1 KB leaves in two writes, the second waiting a round trip under Deno:
- *    `coalesceWrites`. No upstream issue; measured by `deno task bench:round-trips` (a create
- *    with its values inlined: 2 round trips without it, 1 with it).
+ *    `coalesceWrites`. No upstream issue; measured by `deno task bench:round-trips`: without it,
+ *    the requests past 1 KB (create-spell, create-content-source, update-character unprepared)
+ *    take 2 round trips instead of 1.
  * 6. An unnamed statement with parameters waits for Postgres to describe them before anything
  *    behind it is sent (postgres.js sends Parse, Describe, Flush and waits): behind the pooler
- *    (`DATABASE_PREPARE=false`) a request cost five round trips instead of one. Values are written
+ *    (`DATABASE_PREPARE=false`) a request costs 5 to 9 round trips instead of 1 (bench:round-trips
+ *    without it). Values are written
  *    in as literals (`withLiteralValues`); its escaping is fuzzed against Postgres in
  *    "sqlLiteral() is read back by Postgres as exactly the value". Delete when postgres.js sends
  *    unnamed statements without waiting for their description (`bench:round-trips` with
