@@ -31,11 +31,10 @@
  * 6. An unnamed statement with parameters waits for Postgres to describe them before anything
  *    behind it is sent (postgres.js sends Parse, Describe, Flush and waits): behind the pooler
  *    (`DATABASE_PREPARE=false`) a request costs 5 to 9 round trips instead of 1 (bench:round-trips
- *    without it). Values are written
- *    in as literals (`withLiteralValues`); its escaping is fuzzed against Postgres in
- *    "sqlLiteral() is read back by Postgres as exactly the value". Delete when postgres.js sends
- *    unnamed statements without waiting for their description (`bench:round-trips` with
- *    `prepare off` then shows 1 round trip without it).
+ *    without it). Values are written in as literals (`withLiteralValues`); its escaping is fuzzed
+ *    against Postgres in "sqlLiteral() is read back by Postgres as exactly the value". Delete when
+ *    postgres.js sends unnamed statements without waiting for their description
+ *    (`bench:round-trips` with `prepare off` then shows 1 round trip without it).
  * 7. Through TLS the type fetch runs in a promise nothing awaits: a connection lost during it
  *    rejected unhandled and ended the process. Such rejections are absorbed (`absorbLostFetches`).
  *    Delete with 2.
