@@ -62,6 +62,23 @@ const writable = {
 /** The columns of a character a caller may write, in storage order. */
 export const CHARACTER_WRITABLE_FIELDS = Object.keys(writable) as (keyof typeof writable)[];
 
+/**
+ * The columns of a character an API key may change: its stats and its inventory, as the consent
+ * screen says. The database refuses any other change under an API key with 403
+ * (`private.limit_api_client_character_writes`, tied to this list by
+ * tests/api_key_character_writes_test.ts).
+ */
+export const API_KEY_WRITABLE_FIELDS = [
+  "level",
+  "experience",
+  "hp_current",
+  "hp_temp",
+  "hero_points",
+  "stamina_current",
+  "resolve_current",
+  "inventory",
+] as const satisfies readonly (keyof typeof writable)[];
+
 /** A character as stored. */
 export const Character = z.object({
   id: Id,

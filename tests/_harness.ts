@@ -86,13 +86,12 @@ export const server: Pick<RunningServer, "functionsUrl" | "appUrl" | "close"> = 
  * connect as `api_authenticator`). On the embedded database it is the server's own pool: sharing
  * it keeps the single session free of interleaving. Hosted, it is the project's `postgres` role.
  */
-export const adminSql: postgres.Sql = (await import("../supabase/functions/_shared/db/pool.ts"))
-  .ownerSql();
+export const adminSql: postgres.Sql = (await import("../scripts/server/owner_pool.ts")).ownerSql();
 
 /** Signs a session token for an account, as the server under test verifies them. */
 export async function signAccessToken(userId: string, email: string): Promise<string> {
   if (hosted) return await hosted.signAccessToken(userId, email);
-  const { signLocalAccessToken } = await import("../supabase/functions/_shared/auth/jwt.ts");
+  const { signLocalAccessToken } = await import("../scripts/support/local_tokens.ts");
   return await signLocalAccessToken(userId, email);
 }
 
@@ -109,7 +108,7 @@ export async function signClaims(claims: Record<string, unknown>): Promise<strin
 /** The project's key for signed-out callers: the local anon JWT, or the hosted publishable key. */
 export async function anonKey(): Promise<string> {
   if (hosted) return hosted.publishableKey;
-  const { signLocalAnonKey } = await import("../supabase/functions/_shared/auth/jwt.ts");
+  const { signLocalAnonKey } = await import("../scripts/support/local_tokens.ts");
   return await signLocalAnonKey();
 }
 

@@ -72,7 +72,7 @@ async function cutOneRequestsConnection(): Promise<void> {
 }
 
 // The database socket hands postgres.js a ReadyForQuery the server did not send when a connection
-// ends with an error while a statement is in flight (database_socket.ts). A connection refused at
+// ends with an error while a statement is in flight (postgres_js_workarounds.ts). A connection refused at
 // start-up (too many connections) has no statement in flight: given one then, postgres.js handed
 // the closing connection to a waiting caller and crashed on its null socket.
 Deno.test({
@@ -83,8 +83,8 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     if (databaseUrl === undefined) return;
-    const { databaseSocket } = await import(
-      "../supabase/functions/_shared/db/database_socket.ts"
+    const { workaroundOptions } = await import(
+      "../supabase/functions/_shared/db/postgres_js_workarounds.ts"
     );
     const owner = postgres(databaseUrl, { max: 1, onnotice: () => {} });
     const role = `limited_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
@@ -93,10 +93,9 @@ Deno.test({
     url.username = role;
     url.password = "limited";
     const limited = postgres(url.href, {
+      ...workaroundOptions(url.href),
       max: 4,
-      fetch_types: false,
       onnotice: () => {},
-      ...({ socket: databaseSocket } as Record<string, unknown>),
     });
     try {
       const answers = await Promise.allSettled(

@@ -165,7 +165,7 @@ Deno.test({
 // The hosted platform starts an instance because a request waits for it, and its first connection
 // opens as it starts (`openEarly`). Under the platform's Deno 2.1, a database refusing that
 // connection ended the process: postgres.js's cancelled write to the dropped socket still ran
-// (database_socket.ts).
+// (postgres_js_workarounds.ts).
 Deno.test({
   name:
     "database: an instance on the platform's Deno whose database refuses it answers 503 and lives",

@@ -4,7 +4,7 @@
  */
 import { deepStrictEqual, equal, ok, rejects } from "node:assert/strict";
 import { listFunctionNames } from "../scripts/server/server.ts";
-import { withLiteralValues } from "../supabase/functions/_shared/db/literal_values.ts";
+import { withLiteralValues } from "../supabase/functions/_shared/db/postgres_js_workarounds.ts";
 import {
   adminSql,
   call,
@@ -206,7 +206,7 @@ test("search-data text filters treat %, _, backslashes, quotes and NUL as text",
   equal(await spellCount(), before);
 });
 
-// Unprepared pools write values into the statement text (literal_values.ts): each hostile string,
+// Unprepared pools write values into the statement text (postgres_js_workarounds.ts): each hostile string,
 // in every position a statement can take one, must come back from Postgres exactly as sent.
 test("literal values: hostile text, arrays and JSON come back from Postgres exactly as sent", async () => {
   const sql = withLiteralValues(adminSql, false);
@@ -235,7 +235,7 @@ test("literal values: hostile text, arrays and JSON come back from Postgres exac
     b: true,
     z: null,
   });
-  // Arrays are parsed by the project's own reader (array_types.ts): quoting, NULL and nesting.
+  // Arrays are parsed by the project's own reader (postgres_js_workarounds.ts): quoting, NULL and nesting.
   const awkward = ["NULL", null, "", "a,b", "{x}", ' "q" ', "\\"];
   const [arrays] = await sql<{ t: (string | null)[]; n: number[][]; e: number[] }[]>`
     select ${awkward}::text[] as t, array[[1, 2], [3, 4]]::bigint[] as n, '{}'::int[] as e`;

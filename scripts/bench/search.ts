@@ -203,7 +203,7 @@ async function main(): Promise<void> {
     const loadSeconds = (performance.now() - loadStart) / 1000;
     log(`loaded ${rows.length} rows in ${loadSeconds.toFixed(1)} s`);
 
-    const { signLocalAccessToken } = await import("../../supabase/functions/_shared/auth/jwt.ts");
+    const { signLocalAccessToken } = await import("../support/local_tokens.ts");
     let issued = 0;
     let token = "";
     const url = `${server.functionsUrl}/search-data`;

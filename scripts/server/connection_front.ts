@@ -93,6 +93,39 @@ export class Relay {
     this.lastActive = Date.now();
   }
 
+  /**
+   * `req` with its body read through a stream that notes while the handler reads it
+   * (`readingBody`): a request whose upload stalls may then be shed, one that waits for its
+   * answer may not. The stream pulls from the client only as the handler reads.
+   */
+  watchBody(req: Request): Request {
+    if (req.body === null) return req;
+    const source = req.body.getReader();
+    const ended = () => (this.readingBody = false);
+    const body = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        this.readingBody = true;
+        try {
+          const { done, value } = await source.read();
+          if (done) {
+            ended();
+            controller.close();
+          } else {
+            controller.enqueue(value);
+          }
+        } catch (error) {
+          ended();
+          controller.error(error);
+        }
+      },
+      cancel: (reason) => {
+        ended();
+        return source.cancel(reason);
+      },
+    }, { highWaterMark: 0 });
+    return new Request(req, { body, duplex: "half" } as RequestInit);
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;

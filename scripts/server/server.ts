@@ -113,6 +113,7 @@ export async function prepareDatabase(dataDir: string | null): Promise<LocalData
     ? { kind: "postgres", url: databaseUrl, poolSize: 10, close: () => Promise.resolve() }
     : await openEmbedded(dataDir);
   Deno.env.set("DATABASE_URL", database.url);
+  // The owner's pool is the request pool on the embedded database (owner_pool.ts).
   Deno.env.set("DATABASE_EMBEDDED", database.kind === "embedded" ? "1" : "0");
   if (database.kind === "embedded" || !Deno.env.get("DATABASE_POOL_SIZE")) {
     Deno.env.set("DATABASE_POOL_SIZE", String(database.poolSize));
@@ -143,9 +144,9 @@ export async function serveFunctions(
   options: { port: number; worker?: number },
 ): Promise<ServedFunctions> {
   // Function modules read the environment when they load, so they are imported only now.
-  const { endPools, sql } = await import("../../supabase/functions/_shared/db/pool.ts");
+  const { sql } = await import("../../supabase/functions/_shared/db/pool.ts");
+  const { endPools } = await import("./owner_pool.ts");
   const { ConfigurationError } = await import("../../supabase/functions/_shared/env.ts");
-  const { watchBodyReading } = await import("../../supabase/functions/_shared/read_body.ts");
   // Requests log in as api_authenticator: a start that cannot says why, instead of a 503 a call.
   await sql`select 1`.catch((error) => {
     throw new ConfigurationError(
@@ -192,15 +193,10 @@ export async function serveFunctions(
     hostname: "127.0.0.1",
     port: 0,
     onListen: () => {},
-  }, async (req, info): Promise<Response> => {
+  }, async (received, info): Promise<Response> => {
     const relay: Relay | undefined = front.relayFor(info.remoteAddr);
     relay?.requestStarted();
-    if (relay) {
-      watchBodyReading(req, {
-        started: () => (relay.readingBody = true),
-        ended: () => (relay.readingBody = false),
-      });
-    }
+    const req = relay?.watchBody(received) ?? received;
     if (draining) {
       relay?.requestEnded();
       return shuttingDown();

@@ -6,7 +6,7 @@ import { useRunSecrets } from "./run_secrets.ts";
 // The JWT module validates the environment when it loads: it signs with the run's secret, which
 // the server subprocesses (`ServerProcess`) verify with.
 useRunSecrets();
-const { signLocalAccessToken } = await import("../../supabase/functions/_shared/auth/jwt.ts");
+const { signLocalAccessToken } = await import("./local_tokens.ts");
 
 /** An account made directly in a server's database, with a one-hour access token. */
 export interface Account {

@@ -7,6 +7,6 @@ import { loadEnvFile } from "../server/env_file.ts";
  */
 if (import.meta.main) {
   await loadEnvFile();
-  const { signLocalAnonKey } = await import("../../supabase/functions/_shared/auth/jwt.ts");
+  const { signLocalAnonKey } = await import("../support/local_tokens.ts");
   console.log(await signLocalAnonKey());
 }

@@ -39,7 +39,7 @@ export async function upsertDevUser(
   const last = (rows as unknown as { user_id: string }[][]).at(-1)?.[0];
   if (!last) throw new Error("The account could not be created");
   const signer = sign ??
-    (await import("../../supabase/functions/_shared/auth/jwt.ts")).signLocalAccessToken;
+    (await import("../support/local_tokens.ts")).signLocalAccessToken;
   return { user_id: last.user_id, access_token: await signer(last.user_id, input.email) };
 }
 

@@ -10,6 +10,7 @@ import {
   RevokeCharacterAccessBody,
 } from "../character_access.ts";
 import {
+  API_KEY_WRITABLE_FIELDS,
   Character,
   CreateCharacterBody,
   FindCharacterBody,
@@ -21,9 +22,9 @@ import { type EndpointContract, USER_OR_KEY } from "./entry.ts";
 
 /** What an API key may change in a character (the database refuses anything else with 403). */
 const API_KEY_CHARACTER_WRITES = [
-  "With an API key only `level`, `experience`, `hp_current`, `hp_temp`, `hero_points`, " +
-  "`stamina_current`, `resolve_current` and `inventory` may change; any other change is refused " +
-  "with 403.",
+  `With an API key only ${
+    API_KEY_WRITABLE_FIELDS.slice(0, -1).map((f) => `\`${f}\``).join(", ")
+  } and \`${API_KEY_WRITABLE_FIELDS.at(-1)}\` may change; any other change is refused with 403.`,
 ] as const;
 
 export const charactersEndpoints = {

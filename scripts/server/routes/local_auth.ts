@@ -9,12 +9,9 @@
  */
 import { z } from "zod";
 import { upsertDevUser } from "../../tools/dev_user.ts";
-import {
-  signLocalAccessToken,
-  signLocalAnonKey,
-  verifyAccessToken,
-} from "../../../supabase/functions/_shared/auth/jwt.ts";
-import { ownerSql } from "../../../supabase/functions/_shared/db/pool.ts";
+import { verifyAccessToken } from "../../../supabase/functions/_shared/auth/jwt.ts";
+import { signLocalAccessToken, signLocalAnonKey } from "../../support/local_tokens.ts";
+import { ownerSql } from "../owner_pool.ts";
 import { Fail } from "../../../supabase/functions/_shared/envelope.ts";
 
 const PREFIX = "/auth/v1/";

@@ -38,13 +38,8 @@ const EnvSchema = z.object({
    * (PgBouncer before 1.21, or without `max_prepared_statements`).
    */
   DATABASE_PREPARE: flag.default(true),
-  /** The password of the role requests connect as (see `requestDatabase`); none when unset. */
+  /** The password of the role requests connect as (see `requestDatabaseUrl`); none when unset. */
   API_AUTHENTICATOR_PASSWORD: z.string().min(1).optional(),
-  /**
-   * Set by the local server for the embedded database, whose one session every connection shares:
-   * requests then switch to the connecting role inside their transaction instead of logging in.
-   */
-  DATABASE_EMBEDDED: flag.default(false),
   /**
    * The legacy shared secret that verifies HS256 user tokens (Supabase calls it the JWT secret;
    * self-hosted Supabase names it JWT_SECRET). New hosted projects sign with asymmetric keys and
@@ -122,8 +117,7 @@ export const PUBLISHED_EXAMPLE_SECRETS: Readonly<Record<string, string>> = {
 };
 
 /** Every variable a deployment may set (the local server's own are in scripts/server/env_file.ts). */
-export const CONFIGURATION_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape)
-  .filter((name) => name !== "DATABASE_EMBEDDED"); // set by the local server itself
+export const CONFIGURATION_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
 
 /** The validated environment of a function, read once at start-up. */
 export type Env = z.infer<typeof EnvSchema>;
@@ -168,7 +162,7 @@ export const env: Env = readEnv();
 
 /**
  * The database owner's connection string: ours locally, the platform's when hosted. It runs the
- * migrations and local tools; requests never use it (see `requestDatabase`).
+ * migrations and local tools; requests never use it (see `requestDatabaseUrl`).
  */
 export function databaseUrl(): string {
   const url = env.DATABASE_URL ?? env.SUPABASE_DB_URL;
@@ -184,18 +178,14 @@ export function databaseUrl(): string {
 export const REQUEST_LOGIN_ROLE = "api_authenticator";
 
 /**
- * How requests reach the database: as `api_authenticator`, at the owner's address (its user name
- * replaced, a hosted pooler's `.<project-ref>` suffix kept) with API_AUTHENTICATOR_PASSWORD. Every
- * request transaction then switches to its request role, as PostgREST's `authenticator` does. The
- * embedded database has a single session (a superuser's) shared by every connection, so there the
- * connection stays the owner's and each transaction first switches to `api_authenticator` itself.
+ * Where requests connect: as `api_authenticator`, at the owner's address (its user name replaced,
+ * a hosted pooler's `.<project-ref>` suffix kept) with API_AUTHENTICATOR_PASSWORD. Every request
+ * transaction then switches to its request role, as PostgREST's `authenticator` does.
  */
-export function requestDatabase(): { url: string; switchToLoginRole: boolean } {
-  const owner = databaseUrl();
-  if (env.DATABASE_EMBEDDED) return { url: owner, switchToLoginRole: true };
-  const url = new URL(owner);
+export function requestDatabaseUrl(): string {
+  const url = new URL(databaseUrl());
   const tenant = /\.[^.]+$/.exec(decodeURIComponent(url.username))?.[0] ?? "";
   url.username = REQUEST_LOGIN_ROLE + tenant;
   url.password = env.API_AUTHENTICATOR_PASSWORD ?? "";
-  return { url: url.href, switchToLoginRole: false };
+  return url.href;
 }

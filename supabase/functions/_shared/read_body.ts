@@ -28,23 +28,6 @@ export function hasSmallBody(req: Request): boolean {
   return req.body !== null && Number.isSafeInteger(length) && length <= SMALL_BODY_BYTES;
 }
 
-/** Told when a request's body starts being read and when it has been read (or given up on). */
-export interface BodyReading {
-  started(): void;
-  ended(): void;
-}
-
-const bodyReadings = new WeakMap<Request, BodyReading>();
-
-/**
- * Tells `reading` when the request's body is being read. The local server's front uses it: at its
- * connection cap, a connection whose body is being waited for and sends nothing may be closed to
- * let a new client in (an upload that stalls).
- */
-export function watchBodyReading(req: Request, reading: BodyReading): void {
-  bodyReadings.set(req, reading);
-}
-
 /** Reads a request body as text, refusing with 413 once more than `maxBytes` would be read. */
 export async function readBodyCapped(req: Request, maxBytes: number): Promise<string> {
   if (req.body === null) return "";
@@ -55,17 +38,12 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<st
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(tooSlow()), BODY_TIMEOUT_MS);
   });
-  const reading = bodyReadings.get(req);
-  reading?.started();
   const bytes = await Promise.race([
     Number.isSafeInteger(length)
       ? req.arrayBuffer().then((b) => new Uint8Array(b), unreadable)
       : readStreamCapped(req.body, maxBytes),
     late,
-  ]).finally(() => {
-    clearTimeout(timer);
-    reading?.ended();
-  });
+  ]).finally(() => clearTimeout(timer));
   try {
     return utf8.decode(bytes);
   } catch {

@@ -1,5 +1,5 @@
 import type { Tx } from "./db/pool.ts";
-import { Held } from "./held.ts";
+import { Held } from "./db/held_transaction.ts";
 import { corsHeaders } from "./cors.ts";
 import { log } from "./log.ts";
 

@@ -1,4 +1,5 @@
 import type { Fail } from "../envelope.ts";
+import { ExpiringMap } from "../expiring_map.ts";
 
 /**
  * What this process has learnt about API keys (by hash) from the database, and about client
@@ -25,35 +26,32 @@ export type KeyStanding = { kind: "resolved" } | { kind: "unresolved" } | {
 const REMEMBER_MS = 10 * 60_000;
 const MAX_ENTRIES = 10_000;
 
-const resolved = new Map<string, number>();
-const refused = new Map<string, { refusal: Fail; until: number }>();
-const spentAddresses = new Map<string, number>();
+const resolved = new ExpiringMap<string, true>(MAX_ENTRIES);
+const refused = new ExpiringMap<string, Fail>(MAX_ENTRIES);
+const spentAddresses = new ExpiringMap<string, true>(MAX_ENTRIES);
 
 /** What is known about the key with this hash. */
 export function standingOf(keyHash: string): KeyStanding {
-  const now = Date.now();
-  const bad = refused.get(keyHash);
-  if (bad && bad.until > now) return { kind: "refused", refusal: bad.refusal };
-  const good = resolved.get(keyHash);
-  if (good !== undefined && good > now) return { kind: "resolved" };
+  const refusal = refused.get(keyHash);
+  if (refusal !== undefined) return { kind: "refused", refusal };
+  if (resolved.get(keyHash)) return { kind: "resolved" };
   return { kind: "unresolved" };
 }
 
 /** Notes that the database resolved the key. */
 export function noteResolved(keyHash: string): void {
-  remember(resolved, keyHash, Date.now() + REMEMBER_MS);
+  resolved.set(keyHash, true, Date.now() + REMEMBER_MS);
 }
 
 /** Notes that the database refused the key (unknown, or its client deleted). */
 export function noteRefused(keyHash: string, refusal: Fail): void {
   resolved.delete(keyHash);
-  remember(refused, keyHash, { refusal, until: Date.now() + REMEMBER_MS });
+  refused.set(keyHash, refusal, Date.now() + REMEMBER_MS);
 }
 
 /** Whether the address's budget was spent when the limiter last answered for it. */
 export function addressSpent(address: string): boolean {
-  const until = spentAddresses.get(address);
-  return until !== undefined && until > Date.now();
+  return spentAddresses.get(address) === true;
 }
 
 /** Notes what the limiter answered for an address: spent until the window resets, or not. */
@@ -62,11 +60,5 @@ export function noteAddressWindow(
   window: { success: boolean; reset: number },
 ): void {
   if (window.success) spentAddresses.delete(address);
-  else remember(spentAddresses, address, window.reset);
-}
-
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key);
-  if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
-  map.set(key, value);
+  else spentAddresses.set(address, true, window.reset);
 }

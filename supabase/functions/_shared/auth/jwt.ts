@@ -4,10 +4,9 @@ import {
   decodeProtectedHeader,
   errors,
   jwtVerify,
-  SignJWT,
 } from "jose";
 import { z } from "zod";
-import { ConfigurationError, env } from "../env.ts";
+import { env } from "../env.ts";
 import { Fail, Unavailable } from "../envelope.ts";
 import { refusals } from "../refusals.ts";
 import { ByteCappedCache } from "../byte_capped_cache.ts";
@@ -210,51 +209,4 @@ function checkSessionClaims(payload: Record<string, unknown>, issuer: string | n
     throw refusals.tooLongLived(MAX_SESSION_SECONDS);
   }
   return claims;
-}
-
-/** The legacy secret, for the local tools that sign tokens with it. */
-function localSigningKey(): Uint8Array {
-  if (!hsKey) {
-    throw new ConfigurationError(
-      "Invalid environment: signing local tokens needs JWT_SECRET (the project's legacy secret)",
-    );
-  }
-  return hsKey;
-}
-
-/** Signs a Supabase-shaped access token for a local account (used by `dev:user` and tests). */
-export async function signLocalAccessToken(
-  userId: string,
-  email: string,
-  lifetimeSeconds = 3600,
-): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  return await new SignJWT({
-    ...(expectedIssuer === null ? {} : { iss: expectedIssuer }),
-    sub: userId,
-    role: "authenticated",
-    aud: "authenticated",
-    email,
-    session_id: crypto.randomUUID(),
-    iat: now,
-    exp: now + lifetimeSeconds,
-  }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(localSigningKey());
-}
-
-/** When the local anon key was issued (fixed, so the key is the same on every run). */
-const LOCAL_ANON_KEY_ISSUED = Date.UTC(2026, 0, 1) / 1000;
-const LOCAL_ANON_KEY_SECONDS = 10 * 365 * 24 * 3600;
-
-/**
- * The project's anon key for this secret, shaped as Supabase's (role `anon`, no user, about ten
- * years): what signed-out supabase-js clients send as bearer and `apikey`. Deterministic: the
- * same secret always gives the same key, so a web build can keep it.
- */
-export async function signLocalAnonKey(): Promise<string> {
-  return await new SignJWT({
-    iss: "supabase",
-    role: "anon",
-    iat: LOCAL_ANON_KEY_ISSUED,
-    exp: LOCAL_ANON_KEY_ISSUED + LOCAL_ANON_KEY_SECONDS,
-  }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(localSigningKey());
 }

@@ -1,20 +1,20 @@
 import type postgres from "postgres";
 import { isConnectionError } from "../db_errors.ts";
 import { connectionError, type Tx } from "./pool.ts";
+import { ConnectionHooks, refusedWhenSent } from "./postgres_js_workarounds.ts";
 
-/** The part of postgres.js's connection object the watch uses. */
-interface PoolConnection {
-  onclose: ((error: unknown) => void) | null;
-  terminate(): void;
+/** The error of a request whose connection closed under it (503, as db_errors.ts reads it). */
+function connectionClosed(): Error {
+  return Object.assign(new Error("The database connection closed during the transaction"), {
+    code: "CONNECTION_CLOSED",
+  });
 }
 
 /**
  * Learns when a reserved connection is gone: from a connection error a query of it reported (a
- * socket error reaches the queries before the close event), or from the close itself. postgres.js
- * calls a query's `onexecute` option with the connection it is written to, and a connection's
- * `onclose` when it closes; `sql.begin` uses the same two hooks. After a close, the pool may
- * reconnect that connection for another caller, so nothing more may be sent through this
- * reservation.
+ * socket error reaches the queries before the close event), or from the close itself
+ * (`ConnectionHooks`). After a close, the pool may reconnect that connection for another caller,
+ * so nothing more may be sent through this reservation.
  */
 export class ConnectionWatch {
   lost = false;
@@ -28,7 +28,6 @@ export class ConnectionWatch {
    * sends (work left running after a refusal) must not reach a connection another request holds.
    */
   ended = false;
-  #connection: PoolConnection | null = null;
 
   /** Notes whether `error` means the connection is gone; returns it. */
   seen(error: unknown): unknown {
@@ -36,25 +35,19 @@ export class ConnectionWatch {
     return error;
   }
 
-  readonly options = {
-    onexecute: (connection: PoolConnection): boolean => {
-      this.#connection = connection;
-      connection.onclose = () => {
-        this.lost = true;
-        // A query the close left unanswered may stay queued for the reconnect (seen through a
-        // transaction-mode pooler): the request answers now instead of at its deadline.
-        this.#fail?.(
-          Object.assign(new Error("The database connection closed during the transaction"), {
-            code: "CONNECTION_CLOSED",
-          }),
-        );
-      };
-      return true; // keeps the connection writable for the next pipelined query
-    },
-  } as unknown as postgres.UnsafeQueryOptions;
+  readonly #hooks = new ConnectionHooks(() => {
+    this.lost = true;
+    // The request answers now instead of at its deadline.
+    this.#fail?.(connectionClosed());
+  });
+
+  /** The options of the transaction's first statement, which attach the watch to its connection. */
+  get options(): postgres.UnsafeQueryOptions {
+    return this.#hooks.options;
+  }
 
   detach(): void {
-    if (this.#connection) this.#connection.onclose = null;
+    this.#hooks.detach();
   }
 
   /**
@@ -86,7 +79,7 @@ export class ConnectionWatch {
       this.#fail = reject;
       this.#timer = setTimeout(() => {
         this.lost = true;
-        this.#connection?.terminate();
+        this.#hooks.terminate();
         reject(connectionError(`The database did not finish the transaction within ${ms} ms`));
       }, ms);
     });
@@ -101,46 +94,12 @@ export class ConnectionWatch {
 
 /** Why nothing more may be sent through the reservation, or null while it may. */
 function refusalOf(watch: ConnectionWatch): Error | null {
-  if (watch.lost) {
-    return Object.assign(new Error("The database connection closed during the transaction"), {
-      code: "CONNECTION_CLOSED",
-    });
-  }
+  if (watch.lost) return connectionClosed();
   if (watch.ended) return new Error("The transaction has ended: nothing more may be sent in it");
   if (watch.sealed) {
     return new Error("The transaction's COMMIT or ROLLBACK was sent: nothing may follow");
   }
   return null;
-}
-
-/** The part of a postgres.js query that sends it (on `execute`, `then`, `catch` and the like). */
-interface Sendable {
-  executed: boolean;
-  handle(): Promise<void>;
-  reject(error: unknown): void;
-}
-
-function isSendable(value: unknown): value is Sendable {
-  return typeof value === "object" && value !== null && "handle" in value && "executed" in value;
-}
-
-/**
- * Checks again when a query is sent, not only when it is made: postgres.js sends a query a
- * microtask after `then` (so after `await`) or `execute`, and one made in time but sent after the
- * transaction's COMMIT or ROLLBACK would run outside it, on a connection that may be another
- * request's by then. Such a query fails instead.
- */
-function checkedWhenSent<T>(query: T, watch: ConnectionWatch): T {
-  if (!isSendable(query)) return query;
-  const send = query.handle.bind(query);
-  query.handle = () => {
-    const refusal = query.executed ? null : refusalOf(watch);
-    if (refusal === null) return send();
-    query.executed = true;
-    query.reject(refusal);
-    return Promise.resolve();
-  };
-  return query;
 }
 
 /**
@@ -155,14 +114,14 @@ export function guard(reserved: postgres.ReservedSql, watch: ConnectionWatch): T
   return new Proxy(reserved, {
     apply(target, self, args) {
       refuseIfLost();
-      return checkedWhenSent(Reflect.apply(target, self, args), watch);
+      return refusedWhenSent(Reflect.apply(target, self, args), () => refusalOf(watch));
     },
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (property !== "unsafe" || typeof value !== "function") return value;
       return (...args: Parameters<typeof target.unsafe>) => {
         refuseIfLost();
-        return checkedWhenSent(target.unsafe(...args), watch);
+        return refusedWhenSent(target.unsafe(...args), () => refusalOf(watch));
       };
     },
   });

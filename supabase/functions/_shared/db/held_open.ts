@@ -1,6 +1,6 @@
-/** Held transactions (`held.ts`): a handler's answer that reads on while it is sent. */
+/** Held transactions (`held_transaction.ts`): a handler's answer that reads on while it is sent. */
 import type postgres from "postgres";
-import { type Held, HELD_TRANSACTION_LIMIT_MS, type HeldTransaction } from "../held.ts";
+import { type Held, HELD_TRANSACTION_LIMIT_MS, type HeldTransaction } from "./held_transaction.ts";
 import { type ConnectionWatch, guard } from "./connection_watch.ts";
 import { TRANSACTION_DEADLINE_MS, type Tx } from "./pool.ts";
 

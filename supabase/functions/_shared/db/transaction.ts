@@ -3,11 +3,10 @@
  * pipelined, COMMIT (or rollback), bounded by a deadline; a handler's `Held` answer keeps it open.
  */
 import type postgres from "postgres";
-import { REQUEST_LOGIN_ROLE } from "../env.ts";
-import { Held } from "../held.ts";
+import { Held } from "./held_transaction.ts";
 import { ConnectionWatch, guard } from "./connection_watch.ts";
 import { holdOpen } from "./held_open.ts";
-import { requestConnection, reserveConnection, TRANSACTION_DEADLINE_MS, type Tx } from "./pool.ts";
+import { reserveConnection, TRANSACTION_DEADLINE_MS, type Tx } from "./pool.ts";
 
 /** How a transaction runs. */
 export interface TransactionOptions {
@@ -59,9 +58,6 @@ export async function inTransaction<O extends postgres.Row[], T>(
   const giveBack = () => watch.giveBack(reserved, give);
   try {
     const begun = reserved.unsafe("begin", [], watch.options).execute();
-    const switched = requestConnection.switchToLoginRole
-      ? reserved.unsafe(`set local role ${REQUEST_LOGIN_ROLE}`).execute()
-      : Promise.resolve();
     const opening = open(reserved).execute();
     // After the opener, which may note an API key's use; a read-only mode may be set at any point.
     const limited = options.readOnly
@@ -69,7 +65,6 @@ export async function inTransaction<O extends postgres.Row[], T>(
       : Promise.resolve();
     // Handled below, once `fn` has finished: an opening error outranks what it caused in `fn`.
     begun.catch(() => {});
-    switched.catch(() => {});
     opening.catch(() => {});
     limited.catch(() => {});
 
@@ -90,7 +85,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
       outcome = { error: watch.seen(error) };
     }
     const started = await Promise.race([
-      Promise.allSettled([begun, switched, opening, limited]),
+      Promise.allSettled([begun, opening, limited]),
       deadline,
     ]);
     const refusal = started.find((s) => s.status === "rejected")?.reason;

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { setImmediate } from "../immediate.ts";
+// Batches the commands of one turn (the platform reaches Upstash over HTTPS, not this client).
+import { setImmediate } from "node:timers";
 
 /** A value of the Redis protocol (RESP2). */
 export type RespValue = string | number | null | RespValue[];

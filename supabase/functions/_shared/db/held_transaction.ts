@@ -1,12 +1,9 @@
 /**
  * Transactions kept open after their handler returns, for answers read from the database while
- * they are sent (streamed finds). `db/transaction.ts` hands them over; this module has no database of its own,
- * so the code that builds such answers loads no pool.
+ * they are sent (streamed finds). The transaction runner (`transaction.ts`) hands them over; this
+ * module loads no pool, so the code that builds such answers does not either.
  */
-import type postgres from "postgres";
-
-/** A transaction handle, as `db/pool.ts` exports it. */
-type Tx = postgres.Sql;
+import type { Tx } from "./pool.ts";
 
 /**
  * Longest a held transaction stays open after its handler returned, whatever its holder does: the

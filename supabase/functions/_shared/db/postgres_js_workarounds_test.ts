@@ -1,0 +1,305 @@
+/**
+ * The workarounds of postgres_js_workarounds.ts: how each behaves, and, for those an upstream fix
+ * would make unneeded, a test of the unpatched dependency that shows the defect (it fails once the
+ * dependency is fixed: the workaround can then go).
+ */
+import { deepEqual, equal, ok } from "node:assert/strict";
+import fc from "fast-check";
+import postgres from "postgres";
+import { PGlite } from "@electric-sql/pglite";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { runtimeDeno, runtimeDenoEnv } from "../../../../scripts/support/deno_runtime.ts";
+import { refusedWhenSent, sqlLiteral, workaroundOptions } from "./postgres_js_workarounds.ts";
+
+const LOCAL_URL = "postgres://postgres@127.0.0.1:5432/postgres";
+// Installs the process-wide workarounds, the immediate among them.
+const { types } = workaroundOptions(LOCAL_URL);
+type Immediates = {
+  setImmediate<A extends unknown[]>(fn: (...args: A) => void, ...args: A): unknown;
+  clearImmediate(handle: unknown): void;
+};
+const { setImmediate, clearImmediate } = globalThis as unknown as Immediates;
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+// Each test ends with nothing queued: the test sanitizer then fails on a port left open.
+Deno.test("immediates run in order with their arguments, after the task's microtasks", async () => {
+  const ran: string[] = [];
+  setImmediate((a: string, b: number) => ran.push(`first ${a} ${b}`), "x", 1);
+  setImmediate(() => ran.push("second"));
+  queueMicrotask(() => ran.push("microtask"));
+  ran.push("task");
+  await turn();
+  deepEqual(ran, ["task", "microtask", "first x 1", "second"]);
+});
+
+Deno.test("an immediate queued by an immediate waits for the next turn", async () => {
+  const ran: string[] = [];
+  setImmediate(() => {
+    ran.push("outer");
+    setImmediate(() => ran.push("inner"));
+  });
+  setImmediate(() => ran.push("sibling"));
+  await turn();
+  await turn();
+  deepEqual(ran, ["outer", "sibling", "inner"]);
+});
+
+Deno.test("clearImmediate cancels, and ignores what it did not make", async () => {
+  let ran = false;
+  const immediate = setImmediate(() => (ran = true));
+  clearImmediate(immediate);
+  clearImmediate(null);
+  clearImmediate(42);
+  await turn();
+  equal(ran, false);
+});
+
+Deno.test("a throwing immediate is reported and the turn goes on", async () => {
+  const reported: unknown[] = [];
+  const onError = (event: ErrorEvent) => {
+    event.preventDefault();
+    reported.push(event.error);
+  };
+  globalThis.addEventListener("error", onError);
+  try {
+    let after = false;
+    setImmediate(() => {
+      throw new Error("boom");
+    });
+    setImmediate(() => (after = true));
+    await turn();
+    equal(after, true);
+    equal((reported[0] as Error).message, "boom");
+  } finally {
+    globalThis.removeEventListener("error", onError);
+  }
+});
+
+Deno.test("postgres.js flushes its writes through the installed setImmediate", async () => {
+  const installed = globalThis.setImmediate;
+  let scheduled = 0;
+  Object.assign(globalThis, {
+    setImmediate: (...args: Parameters<typeof setImmediate>) => {
+      scheduled++;
+      return setImmediate(...args);
+    },
+  });
+  // A server that reads the start-up message and closes.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const received = (async () => {
+    const conn = await listener.accept();
+    const bytes = new Uint8Array(1024);
+    const read = await conn.read(bytes);
+    conn.close();
+    return read ?? 0;
+  })();
+  const sql = postgres({
+    host: "127.0.0.1",
+    port: listener.addr.port,
+    max: 1,
+    connect_timeout: 2,
+    onnotice: () => {},
+  });
+  const query = sql`select 1`.execute().catch(() => {});
+  try {
+    ok(await received > 0, "the server read the start-up message");
+    ok(scheduled > 0, "postgres.js scheduled its write through the global setImmediate");
+  } finally {
+    Object.assign(globalThis, { setImmediate: installed });
+    await sql.end({ timeout: 0 });
+    await query;
+    listener.close();
+  }
+});
+
+Deno.test("the runtime's setImmediate waits a timer tick (the platform's Deno 2.1)", async () => {
+  // Node's setImmediate of the runtime itself, not the one installed here.
+  const script = `
+    import { setImmediate } from "node:timers";
+    const waits = [];
+    for (let i = 0; i < 41; i++) {
+      const start = performance.now();
+      await new Promise((resolve) => setImmediate(resolve));
+      waits.push(performance.now() - start);
+    }
+    console.log(waits.sort((a, b) => a - b)[20]);`;
+  const { stdout } = await new Deno.Command(await runtimeDeno(), {
+    args: ["eval", script],
+    env: runtimeDenoEnv(),
+    stdout: "piped",
+  }).output();
+  const medianMs = Number(new TextDecoder().decode(stdout).trim());
+  ok(medianMs >= 0.5, `the runtime's setImmediate waited ${medianMs} ms: the workaround can go`);
+});
+
+/** An in-memory Postgres served on a local port, for the driver's own behaviour. */
+async function servedPglite(): Promise<{ url: string; close: () => Promise<void> }> {
+  const db = await PGlite.create();
+  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
+  await server.start();
+  const { port } = server as unknown as { port: number };
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    close: async () => {
+      await server.stop();
+      await db.close();
+    },
+  };
+}
+
+/** Whether `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  const settled = promise.then(() => true, () => true);
+  const result = await Promise.race([settled, late]);
+  clearTimeout(timer);
+  return result;
+}
+
+Deno.test({
+  name: "reserve() on a cold pool without fetch_types never settles (porsager/postgres#751)",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const database = await servedPglite();
+    const unpatched = postgres(database.url, { max: 1, fetch_types: false, onnotice: () => {} });
+    const patched = postgres(database.url, {
+      ...workaroundOptions(database.url),
+      max: 1,
+      onnotice: () => {},
+    });
+    try {
+      equal(
+        await settlesWithin(unpatched.reserve(), 1_500),
+        false,
+        "postgres.js handed the reservation its connection: repairReading (1) can go",
+      );
+      const reserving = patched.reserve();
+      equal(await settlesWithin(reserving, 1_500), true, "the repaired socket hands it over");
+      (await reserving).release();
+    } finally {
+      await unpatched.end({ timeout: 0 });
+      await patched.end({ timeout: 0 });
+      await database.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "sqlLiteral() is read back by Postgres as exactly the value, whatever it holds",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const db = await PGlite.create();
+    try {
+      for (const conforming of ["on", "off"]) {
+        await db.exec(
+          `set standard_conforming_strings = ${conforming}; set escape_string_warning = off`,
+        );
+        await fc.assert(
+          fc.asyncProperty(fc.string({ unit: "binary", maxLength: 40 }), async (text) => {
+            if (text.includes("\0")) {
+              let code: unknown;
+              try {
+                sqlLiteral(text);
+              } catch (e) {
+                code = (e as { code?: unknown }).code;
+              }
+              equal(code, "22021", "NUL is refused as Postgres refuses it");
+              return;
+            }
+            const { rows } = await db.query<{ v: string }>(`select ${sqlLiteral(text)}::text as v`);
+            equal(rows[0]?.v, text);
+          }),
+          { numRuns: 300 },
+        );
+        const element = fc.option(fc.string({ unit: "grapheme", maxLength: 12 }), { nil: null });
+        await fc.assert(
+          fc.asyncProperty(fc.array(element, { maxLength: 6 }), async (items) => {
+            const { rows } = await db.query<{ v: string }>(
+              `select ${sqlLiteral(items)}::text[]::text as v`,
+            );
+            deepEqual(types.textArray.parse(rows[0]!.v), items);
+          }),
+          { numRuns: 200 },
+        );
+      }
+    } finally {
+      await db.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "a released reservation still sends its queries, into the next holder's transaction",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const database = await servedPglite();
+    const sql = postgres(database.url, {
+      ...workaroundOptions(database.url),
+      max: 1,
+      onnotice: () => {},
+    });
+    try {
+      const first = await sql.reserve();
+      let released = false;
+      const late = first`select current_setting('test.holder', true) as holder`;
+      const checked = refusedWhenSent(
+        first`select 1`,
+        () => released ? new Error("The reservation was released") : null,
+      );
+      first.release();
+      released = true;
+      const second = await sql.reserve();
+      await second`begin`;
+      await second`select set_config('test.holder', 'second', true)`;
+      const [row] = await late;
+      equal(
+        row?.holder,
+        "second",
+        "postgres.js refused the released reservation's query: refusedWhenSent's release case can go",
+      );
+      let refused: unknown = null;
+      await checked.catch((e) => (refused = e));
+      ok(refused instanceof Error, "refusedWhenSent fails the query instead of sending it");
+      await second`rollback`;
+      second.release();
+    } finally {
+      await sql.end({ timeout: 0 });
+      await database.close();
+    }
+  },
+});
+
+const realDatabase = Deno.env.get("DATABASE_URL")?.startsWith("postgres")
+  ? Deno.env.get("DATABASE_URL")!
+  : null;
+
+Deno.test({
+  name:
+    "a reserve() queued while its connection is terminated never settles (porsager/postgres#1195)",
+  ignore: realDatabase === null, // a backend to terminate: real Postgres only
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const owner = postgres(realDatabase!, { max: 1, onnotice: () => {} });
+    const unpatched = postgres(realDatabase!, { max: 1, onnotice: () => {} });
+    try {
+      const holding = await unpatched.reserve();
+      const [backend] = await holding<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      const queued = unpatched.reserve();
+      await owner`select pg_terminate_backend(${backend!.pid})`;
+      equal(
+        await settlesWithin(queued, 2_000),
+        false,
+        "postgres.js handed the queued reservation a connection: the pool's replacement can go",
+      );
+    } finally {
+      await unpatched.end({ timeout: 0 });
+      await owner.end({ timeout: 0 });
+    }
+  },
+});
