@@ -38,8 +38,20 @@ exception when duplicate_object or unique_violation then
   null;
 end
 $$;
-alter role functions_anon nologin inherit;
-alter role functions_authenticated nologin inherit;
+-- Altered only when they differ: an unconditional ALTER ROLE rewrites the shared catalog row, and
+-- two databases migrating at once then fail with "tuple concurrently updated".
+do $$
+begin
+  if exists (select from pg_roles where rolname = 'functions_anon'
+             and (rolcanlogin or not rolinherit)) then
+    alter role functions_anon nologin inherit;
+  end if;
+  if exists (select from pg_roles where rolname = 'functions_authenticated'
+             and (rolcanlogin or not rolinherit)) then
+    alter role functions_authenticated nologin inherit;
+  end if;
+end
+$$;
 
 grant anon to functions_anon;
 grant authenticated to functions_authenticated;
