@@ -264,6 +264,10 @@ localOnly(
   "a keyed write whose answer cannot be kept answers an error and writes nothing",
   async () => {
     const user = await makeUser();
+    // Put back exactly as the migrations left it: later migrations add the storage bound to it.
+    const [original] = await adminSql<{ definition: string }[]>`
+      select pg_get_functiondef(
+        'private.remember_idempotent_answer(text, smallint, jsonb)'::regprocedure) as definition`;
     await adminSql`
     create or replace function private.remember_idempotent_answer(
       p_key text, p_status smallint, p_answer jsonb)
@@ -276,14 +280,7 @@ localOnly(
       notEqual(res.body?.status, "success", JSON.stringify(res.body));
       equal(await characterCount(user.user_id), 0);
     } finally {
-      await adminSql`
-      create or replace function private.remember_idempotent_answer(
-        p_key text, p_status smallint, p_answer jsonb)
-      returns void language sql security definer set search_path = '' as $$
-        update private.idempotent_request
-        set status = p_status, answer = p_answer
-        where scope = private.idempotency_scope() and key = p_key
-      $$`;
+      await adminSql.unsafe(original!.definition);
     }
     successData(
       await call("create-character", { name: "Kept" }, {
