@@ -4,7 +4,15 @@
  * (supabase/migrations/20261128000200_bound_account_storage.sql).
  */
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
-import { adminSql, call, failMessage, makeUser, successData, test } from "./_harness.ts";
+import {
+  adminSql,
+  call,
+  failMessage,
+  makeApiKey,
+  makeUser,
+  successData,
+  test,
+} from "./_harness.ts";
 
 /** A limit as the database states it. */
 async function limit(name: string): Promise<number> {
@@ -130,4 +138,45 @@ test("an account's writes add at most 50 MB a day; saving a row again at its siz
     notes: { text: notes.replace(/^./, "x") },
   }, { token: user.access_token });
   equal(again.body.status, "success");
+});
+
+/** What the account's writes have added today, as the growth bound counts it. */
+async function grownToday(userId: string): Promise<number> {
+  const [row] = await adminSql<{ bytes: number }[]>`
+    select coalesce(sum(bytes), 0)::float8 as bytes from private.account_growth
+    where user_id = ${userId} and day = (now() at time zone 'utc')::date`;
+  return row!.bytes;
+}
+
+test("an API client's writes to a granted character count against the client's owner, not the character's", async () => {
+  const player = await makeUser();
+  const developer = await makeUser();
+  const { id } = successData(
+    await call("create-character", { name: "Shared" }, { token: player.access_token }),
+  );
+  const { clientId, apiKey } = await makeApiKey(developer);
+  successData(
+    await call("grant-character-access", {
+      client_id: clientId,
+      user_id: developer.user_id,
+      character_id: id,
+    }, { token: player.access_token }),
+  );
+  const playerBefore = await grownToday(player.user_id);
+  const developerBefore = await grownToday(developer.user_id);
+  successData(
+    await call("update-character", {
+      id,
+      inventory: {
+        coins: { cp: 0, sp: 0, gp: 0, pp: 0 },
+        items: [{ id: "x", notes: randomText(500 * 1024) }],
+      },
+    }, {
+      token: apiKey,
+    }),
+  );
+  // Otherwise someone else's client could spend the player's day on one granted character and
+  // leave every other write of the player refused.
+  equal(await grownToday(player.user_id), playerBefore);
+  ok(await grownToday(developer.user_id) >= developerBefore + 500 * 1024);
 });

@@ -97,6 +97,19 @@ test("get-user {} shows a GAME-MASTER their group's access code, and nobody else
   );
 });
 
+test("get-user {} lists the caller's API clients oldest first, ids compared as numbers", async () => {
+  const developer = await makeUser();
+  // The next client ids cross a power of ten, where ids compared as text would reorder.
+  await adminSql`
+    select setval(pg_get_serial_sequence('public.api_client', 'id'),
+      (10 ^ ceil(log(greatest(nextval(pg_get_serial_sequence('public.api_client', 'id')), 10) + 5)))
+        ::bigint - 3)`;
+  const made: number[] = [];
+  for (let i = 0; i < 5; i++) made.push((await makeApiKey(developer)).clientId);
+  const listed = successData(await call("get-user", {}, { token: developer.access_token }));
+  deepStrictEqual(listed.api.clients.map((c: { id: string }) => Number(c.id)), made);
+});
+
 test("get-user refuses an unknown or deactivated user with User not found", async () => {
   const viewer = await makeUser();
   const other = await makeUser();

@@ -279,6 +279,35 @@ test("web app: the Developer page's keys keep the key rules", async () => {
   successData(await call("find-trait", { id: 1 }, { token: kept.apiKey }));
 });
 
+test("web app: at ten clients, a save that drops one and adds one keeps ten", async () => {
+  const developer = await makeUser();
+  const token = developer.access_token;
+  const drawn = Array.from({ length: 10 }, (_, i) => ({
+    name: `Client ${i}`,
+    id: crypto.randomUUID().split("-")[0],
+    api_key: crypto.randomUUID(),
+  }));
+  successData(await call("update-user", { api: { clients: drawn } }, { token }));
+  const listed = successData(await call("get-user", {}, { token })).api.clients;
+  equal(listed.length, 10);
+  // Delete on the first entry and "+" before the debounced save: one save carries both.
+  const kept = listed.filter((c: { name: string }) => c.name !== "Client 0");
+  const replacement = { name: "New Client", id: "0a1b2c3d", api_key: crypto.randomUUID() };
+  successData(
+    await call("update-user", { api: { clients: [...kept, replacement] } }, { token }),
+  );
+  const after = successData(await call("get-user", {}, { token })).api.clients;
+  deepStrictEqual(
+    after.map((c: { name: string }) => c.name).sort(),
+    [...kept.map((c: { name: string }) => c.name), "New Client"].sort(),
+  );
+  successData(await call("find-trait", { id: 1 }, { token: replacement.api_key }));
+  equal(
+    failMessage(await call("find-trait", { id: 1 }, { token: drawn[0]!.api_key }), 401),
+    "Invalid API Key, no client found",
+  );
+});
+
 test("web app: a GAME-MASTER's share link has a code from the moment of the tier", async () => {
   for (const gm of [await makeUser({ tier: 4 }), await makeUser({ tier: 1 })]) {
     // A supporter who moves up to the GAME-MASTER tier gets a code with it.

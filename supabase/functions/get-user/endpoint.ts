@@ -48,7 +48,7 @@ export const handler = endpoint(accountsEndpoints, "get-user", {
       const membership = selectVirtualTier(tx);
       const ownClients = tx<ApiClientRow[]>`
         select id::text as id, name, description, created_at, last_used_at
-        from public.api_client where user_id = (select auth.uid()) order by id`.execute();
+        from public.api_client c where c.user_id = (select auth.uid()) order by c.id`.execute();
       membership.catch(() => {});
       ownClients.catch(() => {});
       const [own] = await selected;
