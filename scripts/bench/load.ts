@@ -1,6 +1,6 @@
 /**
- * The load benchmark (`deno task bench`): a server subprocess on real Postgres (a fresh database)
- * and Redis. First the limit of one HTTP round trip: a bare server (`bare_server.ts`) running
+ * The load benchmark (`deno task bench`): a server subprocess on real Postgres (a fresh database,
+ * which keeps the rate limiter's counts too). First the limit of one HTTP round trip: a bare server (`bare_server.ts`) running
  * find-spell's prepared SELECT, and the API's find-spell by id with API keys and with JWTs, all
  * driven by `wrk` at concurrency 64 in the same run, with Postgres CPU per request and the
  * API/bare ratio. Then every scenario driven by closed-loop workers at fixed concurrency, next to
@@ -12,8 +12,7 @@
  * is its CI variant).
  *
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
- * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379;
- * keys go under a fresh prefix).
+ * create and drop the benchmark's own database).
  */
 import postgres from "postgres";
 import { parseArgs } from "node:util";
@@ -74,7 +73,6 @@ const WRK_JWTS = args.smoke ? 200 : 2_000;
 const bareConcurrency = Number(args["bare-concurrency"]);
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
 
 if (args.workers) {
   // The gain from more server workers, instead of the scenario table (see workers.ts).
@@ -85,7 +83,6 @@ if (args.workers) {
     seconds,
     warmup,
     databaseUrl,
-    redisUrl,
     poolSize: POOL_SIZE,
     apiKeys: API_KEYS,
     apiKeyLimit: API_KEY_LIMIT,
@@ -97,7 +94,6 @@ const database = await freshDatabase(databaseUrl, "rpgload");
 const inspectPort = freePort();
 const server = await ServerProcess.start({
   DATABASE_URL: database.url,
-  REDIS_URL: redisUrl,
   DATABASE_POOL_SIZE: String(POOL_SIZE),
   // One log line per request would be read back by this process, on the same two cores.
   LOG_LEVEL: "silent",
@@ -202,7 +198,6 @@ try {
     const groups: [string, () => number[]][] = [
       ["server (Deno)", () => [server.pid]],
       ["Postgres backends", () => processesMatching("postgres:", databaseName)],
-      ["Redis", () => processesMatching("redis-server")],
       ["load generator (this process)", () => [Deno.pid]],
     ];
     for (const [label, shot] of scenarios) {

@@ -7,7 +7,7 @@
  * the hosted pooler. The last row is a find by id on a new connection (its start-up included).
  *
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
- * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379).
+ * create and drop the benchmark's own database; the rate limiter counts there too).
  */
 import postgres from "postgres";
 import { type Account, createAccount, createApiKeys } from "../support/accounts.ts";
@@ -16,7 +16,6 @@ import { RoundTripProxy, type RoundTrips } from "../support/round_trip_proxy.ts"
 import { ServerProcess } from "../support/server_process.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
 const NETWORK_MS = 2;
 
 interface Kind {
@@ -63,7 +62,6 @@ export async function countRoundTrips(prepare: boolean): Promise<Counted[]> {
   try {
     server = await ServerProcess.start({
       DATABASE_URL: viaProxy.href,
-      REDIS_URL: redisUrl,
       DATABASE_POOL_SIZE: "1",
       DATABASE_PREPARE: String(prepare),
       LOG_LEVEL: "silent",

@@ -8,7 +8,7 @@
  * rows' JSON with `json_agg` as the same caller, and the ratios.
  *
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
- * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379).
+ * create and drop the benchmark's own database; the rate limiter counts there too).
  */
 import postgres from "postgres";
 import { parseArgs } from "node:util";
@@ -39,7 +39,6 @@ const TYPES = ["ability-block", "spell", "item"] as const;
 const TABLES = { "ability-block": "ability_block", spell: "spell", item: "item" } as const;
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
 
 const database = await freshDatabase(databaseUrl, "rpgstream");
 let server: ServerProcess | null = null;
@@ -47,7 +46,6 @@ const sql = postgres(database.url, { max: 1, onnotice: () => {} });
 try {
   server = await ServerProcess.start({
     DATABASE_URL: database.url,
-    REDIS_URL: redisUrl,
     LOG_LEVEL: "silent",
   });
   await seed(sql);

@@ -1,6 +1,6 @@
 /**
  * `deno task bench --workers 1,2`: the gain from more server workers. For each count, a server
- * subprocess with WORKERS=<count> and the same total pool budget, on one fresh database and Redis,
+ * subprocess with WORKERS=<count> and the same total pool budget, on one fresh database,
  * answers find-spell by id with API keys at each concurrency; the report gives req/s and latency
  * per count and each count's rate against the first's. The load comes from `wrk` when installed
  * (a C load generator, leaving the cores to the servers), else from this process.
@@ -18,7 +18,6 @@ export interface WorkersOptions {
   seconds: number;
   warmup: number;
   databaseUrl: string;
-  redisUrl: string;
   /** DATABASE_POOL_SIZE: the budget all workers of a server share. */
   poolSize: number;
   apiKeys: number;
@@ -48,7 +47,6 @@ export async function compareWorkers(o: WorkersOptions): Promise<boolean> {
     for (const count of o.counts) {
       const server = await ServerProcess.start({
         DATABASE_URL: database.url,
-        REDIS_URL: o.redisUrl,
         DATABASE_POOL_SIZE: String(o.poolSize),
         WORKERS: String(count),
         LOG_LEVEL: "silent",

@@ -25,14 +25,19 @@ export interface TransactionOptions {
    */
   readOnly?: boolean;
   /**
-   * Awaited once `fn` has finished, before COMMIT (or before a held transaction is handed over):
-   * if it throws, the transaction is rolled back and its error is the answer. Not with
-   * `commitAhead`.
+   * Sends statements of their own on the connection before BEGIN, in the same write: each commits
+   * by itself, whatever becomes of the transaction (the rate limiter's count).
    */
-  beforeCommit?: (() => Promise<unknown>) | undefined;
+  ahead?: ((connection: postgres.Sql) => void) | undefined;
   /**
-   * A statement sent right before COMMIT, in the same write, once `fn` has finished and
-   * `beforeCommit` allowed it (an Idempotency-Key's answer, kept with the work it answers). If it
+   * Awaited once BEGIN and the opener are sent, before `fn` sends anything (a write waits for the
+   * rate limiter's verdict): if it throws, the transaction is rolled back and its error is the
+   * answer.
+   */
+  beforeWork?: (() => Promise<unknown>) | undefined;
+  /**
+   * A statement sent right before COMMIT, in the same write, once `fn` has finished (an
+   * Idempotency-Key's answer, kept with the work it answers). If it
    * fails, Postgres answers the COMMIT with a rollback and its error is the transaction's. Not with
    * `commitAhead`.
    */
@@ -58,6 +63,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
   let handedOver = false;
   const giveBack = () => watch.giveBack(reserved, give);
   try {
+    options.ahead?.(reserved);
     const begun = reserved.unsafe("begin", [], watch.options).execute();
     const switched = requestConnection.switchToLoginRole
       ? reserved.unsafe(`set local role ${REQUEST_LOGIN_ROLE}`).execute()
@@ -73,6 +79,17 @@ export async function inTransaction<O extends postgres.Row[], T>(
     opening.catch(() => {});
     limited.catch(() => {});
 
+    if (options.beforeWork) {
+      try {
+        await Promise.race([options.beforeWork(), deadline]);
+      } catch (denied) {
+        watch.sealed = true;
+        if (!watch.lost) {
+          await Promise.race([reserved.unsafe("rollback"), deadline]).catch(() => {});
+        }
+        throw denied;
+      }
+    }
     const tx = guard(reserved, watch);
     // Called now, so what `fn` sends before its first await precedes a COMMIT sent ahead; a throw
     // becomes its rejection, answered by the rollback below like any failure of `fn`.
@@ -101,17 +118,6 @@ export async function inTransaction<O extends postgres.Row[], T>(
       const ending = committed ?? reserved.unsafe("rollback");
       if (!watch.lost) await Promise.race([ending, deadline]).catch(() => {});
       throw watch.seen(refusal ?? ("error" in outcome ? outcome.error : undefined));
-    }
-    if (!committed && options.beforeCommit) {
-      try {
-        await Promise.race([options.beforeCommit(), deadline]);
-      } catch (denied) {
-        watch.sealed = true;
-        if (!watch.lost) {
-          await Promise.race([reserved.unsafe("rollback"), deadline]).catch(() => {});
-        }
-        throw denied;
-      }
     }
     if (!committed && outcome.value instanceof Held) {
       const opened = await opening;
