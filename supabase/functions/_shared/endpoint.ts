@@ -404,7 +404,9 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   const characterId = spec.characterGrant?.(base.body) ?? null;
   const readOnly = spec.readOnly === true;
   const commitAhead = retryable === null && (spec.oneRoundTrip?.(base.body) ?? false);
-  // A write sends its first statement once the budget is known; a read is answered once it is.
+  // A write sends its first statement once the budget is known: it starts then, or, when its
+  // count travels ahead of its BEGIN, right after the count's answer. A read is answered once it is.
+  if (!readOnly && !verdict.ridesAhead) await verdict.headers();
   const { value: outcome, actedAs } = await transactionAs(credential, verdict, handle, {
     characterId,
     commitAhead,

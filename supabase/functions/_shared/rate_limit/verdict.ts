@@ -146,6 +146,11 @@ export class Verdict {
     if (store === "in_process" || upstashAnswers()) this.#count(null);
   }
 
+  /** Whether the count waits to travel ahead of the request's transaction (`sendAhead`). */
+  get ridesAhead(): boolean {
+    return this.#headers === null;
+  }
+
   /**
    * Sends the count on `connection`, ahead of the transaction about to open on it, unless it went
    * to a store already.
