@@ -4,7 +4,7 @@
  * instants must get the same verdicts, remaining counts and resets from all three; the library
  * runs on real Redis (through the Upstash stand-in) when REDIS_URL is set.
  */
-import { deepStrictEqual } from "node:assert/strict";
+import { deepStrictEqual, equal } from "node:assert/strict";
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import { adminSql, test } from "./_harness.ts";
@@ -95,4 +95,31 @@ test("the database's and the in-process sliding windows give @upstash/ratelimit'
   } finally {
     await upstash.close();
   }
+});
+
+test("the database's window drops two rows of past windows with each row it adds", async () => {
+  const start = Math.ceil((Date.now() + 7_200_000) / WINDOW_MS) * WINDOW_MS;
+  const rolledBack = new Error("rolled back");
+  // In a transaction rolled back at the end: the other tests' windows are left as they were.
+  await adminSql.begin(async (tx) => {
+    await tx`delete from private.rate_limit_hits`;
+    const take = (key: string, now: number) =>
+      tx`select private.take_rate_limit(${key}::text, ${TOKENS}::integer, ${WINDOW_MS}::integer,
+        ${now}::bigint)`;
+    const rows = async () =>
+      (await tx<{ n: number }[]>`select count(*)::int as n from private.rate_limit_hits`)[0]!.n;
+    for (const key of ["a", "b", "c"]) await take(key, start);
+    // One window later they are the previous window, which weighs on the sliding one: kept.
+    await take("d", start + WINDOW_MS);
+    equal(await rows(), 4);
+    // Two windows later the first three are past: the new row takes two of them with it.
+    await take("e", start + 2 * WINDOW_MS);
+    equal(await rows(), 3);
+    // A request its key's row in this window counts already adds no row, and drops none.
+    await take("e", start + 2 * WINDOW_MS + 1);
+    equal(await rows(), 3);
+    throw rolledBack;
+  }).catch((e) => {
+    if (e !== rolledBack) throw e;
+  });
 });

@@ -20,8 +20,8 @@ revoke all on private.rate_limit_hits from public;
 -- Counts one request of `key` against `tokens` per `window_ms` at `now_ms`, as the library's
 -- script does: refused (remaining -1, nothing counted) when the weighted previous window and the
 -- current one hold `tokens` already; otherwise counted, and what is left after it. The upsert
--- takes the row's lock, so concurrent requests are counted one after another. Two windows older
--- than the current one are dropped per call: stale keys never outnumber the calls that pass.
+-- takes the row's lock, so concurrent requests are counted one after another. Each row a call
+-- adds drops up to two rows of windows past: stale rows never outnumber the live ones.
 create function private.take_rate_limit(
   key text,
   tokens integer,
@@ -43,9 +43,11 @@ begin
   on conflict on constraint rate_limit_hits_pkey do update set hits = h.hits + 1
     where h.hits + in_previous < tokens
   returning h.hits into counted;
-  delete from private.rate_limit_hits h where h.ctid = any(array(
-    select s.ctid from private.rate_limit_hits s where s.fixed_window < current_window - 1
-    limit 2 for update skip locked));
+  if counted = 1 then
+    delete from private.rate_limit_hits h where h.ctid = any(array(
+      select s.ctid from private.rate_limit_hits s where s.fixed_window < current_window - 1
+      limit 2 for update skip locked));
+  end if;
   remaining := case when counted is null then -1 else tokens - (counted + in_previous) end;
   reset_ms := (current_window + 1) * window_ms;
   return next;
