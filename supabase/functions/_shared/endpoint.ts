@@ -18,6 +18,7 @@ import {
   readStatement,
 } from "./db/as_caller.ts";
 import type { Tx } from "./db/pool.ts";
+import type { SendAhead } from "./db/transaction.ts";
 import { AfterCommit } from "./after_commit.ts";
 import { RowStream } from "./row_stream.ts";
 import { takeStreamPlace } from "./stream_places.ts";
@@ -270,10 +271,12 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       }
     } catch (e) {
       // A refused budget outranks every other answer, as when it is checked first; any answer
-      // carries the budget's headers.
+      // carries the budget's headers. A count still waiting for the database is not sent when the
+      // database was out of reach: it would wait on the same outage.
+      const unreachable = verdict?.ridesAhead && mapDatabaseError(e) instanceof Unavailable;
       let refusal: unknown = null;
       try {
-        if (verdict) headers = { ...headers, ...await verdict.headers() };
+        if (verdict && !unreachable) headers = { ...headers, ...await verdict.headers() };
       } catch (refused) {
         refusal = refused;
       }
@@ -331,7 +334,10 @@ async function transactionAs<T>(
   callerOptions: CallerTransactionOptions = {},
 ): Promise<{ value: T; actedAs: Identity }> {
   // The count travels ahead of the transaction when the database keeps it.
-  const options = { ...callerOptions, ahead: (c: Tx) => verdict.sendAhead(c) };
+  const options = {
+    ...callerOptions,
+    ahead: (send: SendAhead, lost: Promise<never>) => verdict.sendAhead(send, lost),
+  };
   if (credential.kind !== "api_key") return await asCaller(credential, fn, options);
   try {
     const done = await asCaller(credential, fn, options);

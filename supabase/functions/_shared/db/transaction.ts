@@ -7,7 +7,16 @@ import { REQUEST_LOGIN_ROLE } from "../env.ts";
 import { Held } from "../held.ts";
 import { ConnectionWatch, guard } from "./connection_watch.ts";
 import { holdOpen } from "./held_open.ts";
-import { requestConnection, reserveConnection, TRANSACTION_DEADLINE_MS, type Tx } from "./pool.ts";
+import {
+  connectionError,
+  requestConnection,
+  reserveConnection,
+  TRANSACTION_DEADLINE_MS,
+  type Tx,
+} from "./pool.ts";
+
+/** Sends one statement with its parameters `$1..$n`, now. */
+export type SendAhead = (text: string, params: unknown[]) => Promise<postgres.Row[]>;
 
 /** How a transaction runs. */
 export interface TransactionOptions {
@@ -25,10 +34,11 @@ export interface TransactionOptions {
    */
   readOnly?: boolean;
   /**
-   * Sends statements of their own on the connection before BEGIN, in the same write: each commits
-   * by itself, whatever becomes of the transaction (the rate limiter's count).
+   * Sends statements of their own (through `send`) on the connection before BEGIN, in the same
+   * write: each commits by itself, whatever becomes of the transaction (the rate limiter's count).
+   * `lost` rejects if the connection is lost or the transaction's deadline passes.
    */
-  ahead?: ((connection: postgres.Sql) => void) | undefined;
+  ahead?: ((send: SendAhead, lost: Promise<never>) => void) | undefined;
   /**
    * Awaited once BEGIN and the opener are sent, before `fn` sends anything (a write waits for the
    * rate limiter's verdict): if it throws, the transaction is rolled back and its error is the
@@ -62,8 +72,16 @@ export async function inTransaction<O extends postgres.Row[], T>(
   const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
   let handedOver = false;
   const giveBack = () => watch.giveBack(reserved, give);
+  // A statement sent ahead on a connection that is then lost may never be answered.
+  let dropAhead: (error: unknown) => void = () => {};
+  const lostAhead = new Promise<never>((_, reject) => (dropAhead = reject));
+  lostAhead.catch(() => {});
   try {
-    options.ahead?.(reserved);
+    options.ahead?.(
+      (text, params) =>
+        reserved.unsafe(text, params as never[], { ...watch.options, prepare: true }).execute(),
+      Promise.race([deadline, lostAhead]),
+    );
     const begun = reserved.unsafe("begin", [], watch.options).execute();
     const switched = requestConnection.switchToLoginRole
       ? reserved.unsafe(`set local role ${REQUEST_LOGIN_ROLE}`).execute()
@@ -150,6 +168,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
     }
     return { value: outcome.value, opened: await opening };
   } finally {
+    if (watch.lost) dropAhead(connectionError("The database connection was lost"));
     if (!handedOver) giveBack();
   }
 }

@@ -9,11 +9,11 @@
  * round trip and counts whatever becomes of the transaction. Endpoints that say `in_process` count
  * in this instance alone.
  */
-import type postgres from "postgres";
 import type { RateLimitStore } from "@shared/contract/entry.ts";
 import { noteAddressWindow } from "../auth/api_key_standing.ts";
 import type { Bucket } from "../auth/credential.ts";
 import { sql } from "../db/pool.ts";
+import type { SendAhead } from "../db/transaction.ts";
 import { env } from "../env.ts";
 import { log } from "../log.ts";
 import { refusals } from "../refusals.ts";
@@ -52,14 +52,24 @@ function upstashAnswers(): boolean {
   return upstash !== null && Date.now() >= upstashDownUntil;
 }
 
+/** A connection about to carry a transaction, and what rejects if it is lost meanwhile. */
+interface Ahead {
+  send: SendAhead;
+  lost: Promise<never>;
+}
+
+/** Sends a statement through the pool, on a connection of its own. */
+const sendAlone: SendAhead = (text, params) =>
+  sql.unsafe(text, params as never[], { prepare: true }).execute();
+
 /**
- * Counts one request in the shared store: Upstash while it answers, else the database, on
- * `connection` when one is about to carry a transaction (the statement is sent before this returns).
+ * Counts one request in the shared store: Upstash while it answers, else the database, ahead of a
+ * transaction when one is about to open (the statement is sent before this returns).
  */
 async function countShared(
   kind: Bucket["kind"],
   hashed: string,
-  connection: postgres.Sql | null,
+  on: Ahead | null,
 ): Promise<WindowResult> {
   const key = `${env.RATE_LIMIT_PREFIX}:${kind}:${hashed}`;
   if (upstash && upstashAnswers()) {
@@ -80,14 +90,15 @@ async function countShared(
       }
       if (!window.success || Date.now() >= recountUntil) return window;
       // Upstash came back without what the database admitted meanwhile: either may refuse.
-      const counted = await countInDatabase(sql, kind, key);
+      const counted = await countInDatabase(sendAlone, kind, key);
       return counted.success
         ? { ...window, remaining: Math.min(window.remaining, counted.remaining) }
         : counted;
     }
-    connection = null; // its transaction has gone on without the count
+    on = null; // its transaction has gone on without the count
   }
-  return await countInDatabase(connection ?? sql, kind, key);
+  if (on === null) return await countInDatabase(sendAlone, kind, key);
+  return await Promise.race([countInDatabase(on.send, kind, key), on.lost]);
 }
 
 /**
@@ -118,12 +129,12 @@ function rememberRefusal(bucket: Bucket): void {
 export async function countRequest(
   bucket: Bucket,
   store: RateLimitStore = "shared",
-  connection: postgres.Sql | null = null,
+  on: Ahead | null = null,
 ): Promise<WindowResult> {
   const hashed = sha256Hex(bucket.identifier);
   const window = store === "in_process"
     ? await inProcess[bucket.kind].limit(hashed)
-    : await countShared(bucket.kind, hashed, connection);
+    : await countShared(bucket.kind, hashed, on);
   if (bucket.kind === "ip") noteAddressWindow(bucket.identifier, window);
   if (!window.success) rememberRefusal(bucket);
   return window;
@@ -152,11 +163,11 @@ export class Verdict {
   }
 
   /**
-   * Sends the count on `connection`, ahead of the transaction about to open on it, unless it went
-   * to a store already.
+   * Sends the count through `send`, ahead of the transaction about to open on its connection,
+   * unless it went to a store already.
    */
-  sendAhead(connection: postgres.Sql): void {
-    if (this.#headers === null) this.#count(connection);
+  sendAhead(send: SendAhead, lost: Promise<never>): void {
+    if (this.#headers === null) this.#count({ send, lost });
   }
 
   /** The budget's headers when the request is within it; its 429 refusal otherwise. */
@@ -164,9 +175,9 @@ export class Verdict {
     return this.#headers ?? this.#count(null);
   }
 
-  #count(connection: postgres.Sql | null): Promise<Record<string, string>> {
+  #count(on: Ahead | null): Promise<Record<string, string>> {
     const windows = Promise.all(
-      this.#buckets.map((b) => countRequest(b, this.store, connection)),
+      this.#buckets.map((b) => countRequest(b, this.store, on)),
     );
     // The first bucket that refuses decides the answer, else the first bucket's window is reported.
     const headers = windows.then((all) => {
