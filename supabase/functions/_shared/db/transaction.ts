@@ -77,9 +77,10 @@ export async function inTransaction<O extends postgres.Row[], T>(
   const lostAhead = new Promise<never>((_, reject) => (dropAhead = reject));
   lostAhead.catch(() => {});
   try {
+    // Unprepared, its values written in (`withLiteralValues`): a named statement with parameters
+    // waits for its description first, and on a connection lost meanwhile it was never answered.
     options.ahead?.(
-      (text, params) =>
-        reserved.unsafe(text, params as never[], { ...watch.options, prepare: true }).execute(),
+      (text, params) => reserved.unsafe(text, params as never[], watch.options).execute(),
       Promise.race([deadline, lostAhead]),
     );
     const begun = reserved.unsafe("begin", [], watch.options).execute();
