@@ -1,7 +1,8 @@
 /**
  * The test harness: one server per test process, started in-process on a fresh database (a new
- * database on DATABASE_URL's server when set, else an in-memory embedded one), with REDIS_URL's
- * Redis when set. Tests talk to it over real HTTP.
+ * database on DATABASE_URL's server when set, else an in-memory embedded one). With REDIS_URL, its
+ * rate limiter is @upstash/ratelimit through the Upstash stand-in in front of that Redis, as on the
+ * platform; without, the database keeps the counts. Tests talk to it over real HTTP.
  */
 import postgres from "postgres";
 import { SignJWT } from "jose";
@@ -11,6 +12,7 @@ import { fetchFrom, randomIp } from "./support/http.ts";
 import { useRunSecrets } from "../scripts/support/run_secrets.ts";
 import { prepare } from "../scripts/support/fresh_database.ts";
 import { loadEnvFile } from "../scripts/server/env_file.ts";
+import { UpstashStandIn } from "../scripts/support/upstash_stand_in.ts";
 
 Deno.env.set("LOG_LEVEL", Deno.env.get("TEST_LOG_LEVEL") ?? "silent");
 Deno.env.set("RATE_LIMIT_PREFIX", `test-${crypto.randomUUID()}`);
@@ -65,6 +67,12 @@ if (hosted) {
   // Modules this process loads itself (the owner's pool among them) reach the project's database.
   Deno.env.set("DATABASE_URL", hosted.ownerUrl);
 }
+
+const redisUrl = Deno.env.get("REDIS_URL");
+const localLimiterStore = hosted || !redisUrl ? null : UpstashStandIn.start(redisUrl);
+for (const [name, value] of Object.entries(localLimiterStore?.env ?? {})) Deno.env.set(name, value);
+/** The rate limiter's Upstash store, when the server under test has one (a test may take it down). */
+export const limiterStore: UpstashStandIn | null = hosted?.limiterStore ?? localLimiterStore;
 
 const sharedUrl = hosted ? null : Deno.env.get("DATABASE_URL");
 if (sharedUrl) Deno.env.set("DATABASE_URL", await freshDatabase(sharedUrl));

@@ -286,12 +286,12 @@ test("the catalogued API-key and grant refusals are the ones the SQL openers rai
   }
 });
 
-// A small POST's database work runs while its budget is checked (budget.ts): a write whose budget
-// is refused must roll back, and the answer is the refusal, as when the budget was checked first.
-test("a write refused by the rate budget answers 429 and writes nothing, though it ran meanwhile", async () => {
+// A small POST's transaction opens while its budget is checked (rate_limit/verdict.ts): a write
+// sends its statement only once the budget allows it, and a refusal is the answer.
+test("a write refused by the rate budget answers 429 and writes nothing", async () => {
   const gm = await makeUser({ tier: 1 });
   const token = await freshToken(gm);
-  const limit = 240; // the jwt bucket (rate_limit.ts)
+  const limit = 240; // the jwt bucket (rate_limit/buckets.ts)
   await withinOneMinute(20_000);
   for (let sent = 0; sent < limit; sent += 20) {
     const batch = Array.from(

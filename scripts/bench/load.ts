@@ -8,8 +8,7 @@
  * share of the bare server's rate. `--smoke` is a short run for CI that fails only on errors.
  *
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
- * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379;
- * keys go under a fresh prefix).
+ * create and drop the benchmark's own database).
  */
 import postgres from "postgres";
 import { parseArgs } from "node:util";
@@ -47,7 +46,6 @@ const THREADS = 2;
 const CLOCK_TICKS = 100;
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
 
 const haveWrk = await new Deno.Command("wrk", {
   args: ["--version"],
@@ -63,7 +61,6 @@ if (!haveWrk) {
 const database = await freshDatabase(databaseUrl, "rpgload");
 const server = await ServerProcess.start({
   DATABASE_URL: database.url,
-  REDIS_URL: redisUrl,
   DATABASE_POOL_SIZE: String(POOL_SIZE),
   // One log line per request would be read back by this process, on the same two cores.
   LOG_LEVEL: "silent",

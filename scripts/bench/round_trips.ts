@@ -7,7 +7,7 @@
  * the hosted pooler. The last row is a find by id on a new connection (its start-up included).
  *
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
- * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379).
+ * create and drop the benchmark's own database; the rate limiter counts there too).
  */
 import postgres from "postgres";
 import { type Account, createAccount, createApiKeys } from "../support/accounts.ts";
@@ -16,7 +16,7 @@ import { RoundTripProxy, type RoundTrips } from "../support/round_trip_proxy.ts"
 import { ServerProcess } from "../support/server_process.ts";
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
+const NETWORK_MS = 2;
 
 interface Kind {
   label: string;
@@ -56,7 +56,10 @@ export async function countRoundTrips(prepare: boolean): Promise<Counted[]> {
   // cannot answer the first piece before the rest arrives; on loopback it can, and the rest would
   // count as a round trip the client never waited for. Held back 2 ms, as by a short network, the
   // count is what a network would see.
-  const proxy = RoundTripProxy.start({ hostname: target.hostname, port: Number(target.port) }, 2);
+  const proxy = RoundTripProxy.start(
+    { hostname: target.hostname, port: Number(target.port) },
+    NETWORK_MS,
+  );
   const viaProxy = new URL(database.url);
   viaProxy.port = String(proxy.port);
   const sql = postgres(database.url, { max: 1, onnotice: () => {} });
@@ -64,7 +67,6 @@ export async function countRoundTrips(prepare: boolean): Promise<Counted[]> {
   try {
     server = await ServerProcess.start({
       DATABASE_URL: viaProxy.href,
-      REDIS_URL: redisUrl,
       DATABASE_POOL_SIZE: "1",
       DATABASE_PREPARE: String(prepare),
       LOG_LEVEL: "silent",

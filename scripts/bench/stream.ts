@@ -8,7 +8,7 @@
  * rows' JSON with `json_agg` as the same caller, and the ratios.
  *
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
- * create and drop the benchmark's own database) and REDIS_URL (default redis://127.0.0.1:6379).
+ * create and drop the benchmark's own database; the rate limiter counts there too).
  */
 import postgres from "postgres";
 import { decodeJwt } from "jose";
@@ -40,7 +40,6 @@ const RUNS = Number(args.runs ?? (args.smoke ? 1 : 5));
 const TYPES = ["ability-block", "spell", "item"] as const;
 
 const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const redisUrl = Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379";
 
 const database = await freshDatabase(databaseUrl, "rpgstream");
 let server: ServerProcess | null = null;
@@ -48,7 +47,6 @@ const sql = postgres(database.url, { max: 1, onnotice: () => {} });
 try {
   server = await ServerProcess.start({
     DATABASE_URL: database.url,
-    REDIS_URL: redisUrl,
     LOG_LEVEL: "silent",
   });
   await seed(sql);

@@ -37,6 +37,8 @@ export interface HostedEmulation {
   gateway: HostedGateway;
   /** Counts the round trips between the functions and the pooler (and adds the latency asked). */
   database: RoundTripProxy;
+  /** The limiter's Upstash store (a stand-in in front of Redis), which a test may take down. */
+  limiterStore: UpstashStandIn;
   /** Sets the latency added per round trip to the pooler and per limiter answer, from now on. */
   setLatency(latency: { databaseMs: number; limiterMs: number }): void;
   close(): Promise<void>;
@@ -139,7 +141,6 @@ export async function startHostedEmulation(options: {
       API_KEY_SECRET: apiKeySecret,
       UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${limiterStore.port}`,
       UPSTASH_REDIS_REST_TOKEN: limiterStore.token,
-      RATE_LIMIT_INSTANCES: "4",
       TRUST_PROXY: "cf-connecting-ip",
       JWT_SECRET: legacySecret,
     });
@@ -174,6 +175,7 @@ export async function startHostedEmulation(options: {
       moderationSecret,
       gateway,
       database,
+      limiterStore,
       setLatency: ({ databaseMs, limiterMs }) => {
         database.delayMs = databaseMs;
         limiterStore.latencyMs = limiterMs;

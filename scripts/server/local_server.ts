@@ -108,8 +108,6 @@ function planWorkers(database: LocalDatabase): number {
 function planShare(count: number, budget: number): number {
   const share = Math.floor(budget / count);
   Deno.env.set("DATABASE_POOL_SIZE", String(share));
-  // Each worker's share of the rate budgets while the shared store is away.
-  if (!Deno.env.get("RATE_LIMIT_INSTANCES")) Deno.env.set("RATE_LIMIT_INSTANCES", String(count));
   if (count > 1) {
     console.log(
       `Workers: ${count} sharing port ${port || "(free)"}, ${share} database connections each ` +

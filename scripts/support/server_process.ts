@@ -20,7 +20,6 @@ export interface ServerEnv {
   SUPABASE_SECRET_KEYS?: string;
   /** Embedded data folder (required without DATABASE_URL). */
   DATA_DIR?: string;
-  REDIS_URL?: string;
   UPSTASH_REDIS_REST_URL?: string;
   UPSTASH_REDIS_REST_TOKEN?: string;
   DATABASE_POOL_SIZE?: string;

@@ -1,9 +1,6 @@
-import {
-  RedisReplyError,
-  RedisTcp,
-  type RespValue,
-} from "../../supabase/functions/_shared/rate_limit/redis_tcp.ts";
+import { Redis, ReplyError } from "ioredis";
 import { freePort, waitFor } from "./free_port.ts";
+import { UPSTASH_ONLY_FLAG, UpstashScripts } from "./redis_script_flags.ts";
 
 /** How the stand-in misbehaves, for fault tests. */
 export type StandInFault =
@@ -25,8 +22,8 @@ export type StandInFault =
  * - `Authorization: Bearer <token>` is required (401 `{"error": "Unauthorized"}` otherwise);
  * - with `Upstash-Encoding: base64`, string results are base64-encoded, numbers and nulls are not.
  *
- * Scripts go through the same adapter as REDIS_URL (`RedisTcp`), which strips the shebang flag
- * Upstash reads and open-source Redis refuses, and answers NOSCRIPT for a hash it has not loaded.
+ * Commands reach Redis through ioredis; scripts lose the shebang flag Upstash reads and
+ * open-source Redis refuses (`redis_script_flags.ts`).
  */
 export class UpstashStandIn {
   readonly port: number;
@@ -41,11 +38,12 @@ export class UpstashStandIn {
    * the whole database while it runs.
    */
   readonly globalLockScripts = new Set<string>();
-  readonly #redis: RedisTcp;
+  readonly #redis: Redis;
+  readonly #scripts = new UpstashScripts();
   #server: Deno.HttpServer | null = null;
 
   private constructor(redisUrl: string, port: number) {
-    this.#redis = new RedisTcp(redisUrl, 2_000);
+    this.#redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
     this.port = port;
   }
 
@@ -88,7 +86,7 @@ export class UpstashStandIn {
   /** Stops for good. */
   async close(): Promise<void> {
     await this.down();
-    this.#redis.close();
+    this.#redis.disconnect();
   }
 
   /** Waits until at least `count` requests reached `path`. */
@@ -138,29 +136,24 @@ export class UpstashStandIn {
   }
 
   async #run(command: unknown[]): Promise<{ result: unknown } | { error: string }> {
-    const [name, ...args] = command.map((part) => String(part));
+    const [name = "", ...args] = command.map((part) => String(part));
+    const upper = name.toUpperCase();
     try {
-      switch (name!.toUpperCase()) {
-        case "EVAL":
-        case "EVALSHA": {
-          const [scriptOrHash, count, ...rest] = args;
-          const keys = rest.slice(0, Number(count));
-          const argv = rest.slice(Number(count));
-          const flags = /^#!lua flags=(\S*)/.exec(scriptOrHash!)?.[1]?.split(",") ?? [];
-          if (name!.toUpperCase() === "EVAL" && !flags.includes("allow-key-locking")) {
-            this.globalLockScripts.add(scriptOrHash!.slice(0, 60));
-          }
-          return {
-            result: name!.toUpperCase() === "EVAL"
-              ? await this.#redis.eval(scriptOrHash!, keys, argv)
-              : await this.#redis.evalsha(scriptOrHash!, keys, argv),
-          };
-        }
-        default:
-          return { result: await this.#redis.command([name!, ...args]) };
+      if (upper === "EVAL") {
+        const [script = "", ...rest] = args;
+        const flags = /^#!lua flags=(\S*)/.exec(script)?.[1]?.split(",") ?? [];
+        if (!flags.includes(UPSTASH_ONLY_FLAG)) this.globalLockScripts.add(script.slice(0, 60));
+        return { result: await this.#redis.call("EVAL", this.#scripts.forEval(script), ...rest) };
       }
+      if (upper === "EVALSHA") {
+        const [hash = "", ...rest] = args;
+        return {
+          result: await this.#redis.call("EVALSHA", this.#scripts.forEvalsha(hash), ...rest),
+        };
+      }
+      return { result: await this.#redis.call(name, ...args) };
     } catch (e) {
-      if (e instanceof RedisReplyError) return { error: e.message };
+      if (e instanceof ReplyError) return { error: (e as Error).message };
       throw e;
     }
   }
@@ -176,6 +169,6 @@ function encode(value: unknown, base64: boolean): unknown {
   if (typeof value === "string") {
     return btoa(String.fromCharCode(...new TextEncoder().encode(value)));
   }
-  if (Array.isArray(value)) return value.map((v: RespValue) => encode(v, base64));
+  if (Array.isArray(value)) return value.map((v: unknown) => encode(v, base64));
   return value;
 }

@@ -11,7 +11,7 @@ export const diagnosticsEndpoints = {
     auth: ["none"],
     // No database and no shared store on this path: the per-IP budget lives in this process.
     database: false,
-    ingress: "in_process",
+    rateLimitStore: "in_process",
     maxBodyBytes: CLIENT_ERROR_MAX_BODY_BYTES,
     body: ClientErrorReport,
     result: z.literal(true),

@@ -4,6 +4,12 @@ import type { z } from "zod";
 /** The credentials an endpoint accepts. `none` admits callers without any. */
 export type AuthKind = "jwt" | "api_key" | "service" | "none";
 
+/**
+ * Where the rate limiter counts an endpoint's requests: in the store every instance shares, or in
+ * the answering instance alone (for a path that must depend on no other service).
+ */
+export type RateLimitStore = "shared" | "in_process";
+
 /** The areas of the API, in the order the OpenAPI document lists them: each endpoint's tag. */
 export const API_AREAS = {
   content: "Reference content and homebrew: content sources and the records in them",
@@ -47,8 +53,8 @@ export interface EndpointContract<
   result: R;
   /** Body size cap in bytes (default 1 MiB). */
   maxBodyBytes?: number;
-  /** Keep the per-IP budget in this process only (no shared store on this path). */
-  ingress?: "shared" | "in_process";
+  /** Where the rate limiter counts this endpoint's requests (default: shared). */
+  rateLimitStore?: RateLimitStore;
   /** `false`: the endpoint touches no database (so it never answers 503). */
   database?: false;
   /** API-key calls target one character and need a grant for it (else 403). */

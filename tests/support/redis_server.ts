@@ -1,4 +1,4 @@
-import { RedisTcp, type RespValue } from "../../supabase/functions/_shared/rate_limit/redis_tcp.ts";
+import { Redis } from "ioredis";
 import { answers, freePort, waitFor } from "../../scripts/support/free_port.ts";
 
 /**
@@ -55,19 +55,13 @@ export class RedisServer {
     await waitFor("redis-server to go away", async () => !(await answers(this.port)));
   }
 
-  /** Runs one command on a short-lived connection. */
-  async command(args: (string | number)[]): Promise<RespValue> {
-    const client = new RedisTcp(this.url, 2000);
-    try {
-      return await client.command(args);
-    } finally {
-      client.close();
-    }
-  }
-
-  /** Keys matching a glob pattern. */
+  /** Keys matching a glob pattern, read on a short-lived connection. */
   async keys(pattern: string): Promise<string[]> {
-    const reply = await this.command(["KEYS", pattern]);
-    return Array.isArray(reply) ? reply.map(String) : [];
+    const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      return await client.keys(pattern);
+    } finally {
+      client.disconnect();
+    }
   }
 }

@@ -18,6 +18,7 @@ import {
   readStatement,
 } from "./db/as_caller.ts";
 import type { Tx } from "./db/pool.ts";
+import type { SendAhead } from "./db/transaction.ts";
 import { AfterCommit } from "./after_commit.ts";
 import { RowStream } from "./row_stream.ts";
 import { takeStreamPlace } from "./stream_places.ts";
@@ -33,8 +34,8 @@ import {
   Unavailable,
 } from "./envelope.ts";
 import { log } from "./log.ts";
-import { rateLimitHeaders } from "./rate_limit.ts";
-import { Budget, consume } from "./budget.ts";
+import { rateLimitHeaders } from "./rate_limit/buckets.ts";
+import { countRequest, Verdict } from "./rate_limit/verdict.ts";
 import { hasSmallBody, parseJsonBody, readBodyCapped } from "./read_body.ts";
 import { refusals } from "./refusals.ts";
 import { sha256Hex } from "./sha256.ts";
@@ -199,7 +200,7 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
     const requestId = crypto.randomUUID();
     let headers: Record<string, string> = { "X-Request-Id": requestId };
     let credential: Credential | null = null;
-    let budget: Budget | null = null;
+    let verdict: Verdict | null = null;
     let response: Response;
     try {
       if (req.method === "OPTIONS") {
@@ -218,12 +219,12 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
         serviceSecretFor(spec),
         clientIp,
       );
-      budget = new Budget(credential.buckets, spec.ingress);
-      // A small POST's database work runs while its budget is checked, unless the caller was
-      // refused a moment ago; anything else waits for the verdict first.
+      verdict = new Verdict(credential.buckets, spec.rateLimitStore);
+      // A small POST's database work starts while its budget is checked (a write's statement only
+      // once it is known), unless the caller was refused a moment ago; anything else waits first.
       const overlaps = spec.database !== false && spec.waitsForBudget !== true && early !== null &&
-        req.method === "POST" && credential.kind !== "refused" && !budget.refusedRecently;
-      if (!overlaps) headers = { ...headers, ...await budget.verdict() };
+        req.method === "POST" && credential.kind !== "refused" && !verdict.refusedRecently;
+      if (!overlaps) headers = { ...headers, ...await verdict.headers() };
       // After the rate limit, so a refused method counts and carries the budget headers too.
       if (req.method !== "POST") throw refusals.methodNotAllowed();
       if (credential.kind === "refused") throw credential.refusal;
@@ -232,24 +233,24 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       const text = await (early ?? readBodyCapped(req, maxBodyBytes));
       const parsed = spec.body.safeParse(parseJsonBody(text), { reportInput: true });
       if (!parsed.success) {
-        await confirmApiKey(caller, spec.ingress); // an unknown key is reported before a bad body
+        await confirmApiKey(caller, verdict); // an unknown key is reported before a bad body
         throw validationFail(parsed.error, spec.body);
       }
       const base = { body: parsed.data as z.output<S>, requestId, clientIp };
       let data: unknown;
       if (spec.database === false) {
-        await confirmApiKey(caller, spec.ingress);
+        await confirmApiKey(caller, verdict);
         data = await spec.run({ ...base, caller: { kind: caller.kind } });
       } else {
         const key = idempotencyKeyOf(req, name);
         const retryable = key === null || !actsForUser(caller)
           ? null
           : { key, endpoint: name, bodyHash: sha256Hex(text) };
-        data = await runInTransaction(spec, base, caller, retryable, overlaps ? budget : null);
+        data = await runInTransaction(spec, base, caller, retryable, verdict);
       }
       // Nothing is answered before the verdict: a refused budget outranks any answer.
       try {
-        headers = { ...headers, ...await budget.verdict() };
+        headers = { ...headers, ...await verdict.headers() };
       } catch (refusal) {
         if (data instanceof RowStream) await data.transaction.end(false).catch(() => {});
         throw refusal;
@@ -270,10 +271,12 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       }
     } catch (e) {
       // A refused budget outranks every other answer, as when it is checked first; any answer
-      // carries the budget's headers.
+      // carries the budget's headers. A count still waiting for the database is not sent when the
+      // database was out of reach: it would wait on the same outage.
+      const unreachable = verdict?.ridesAhead && mapDatabaseError(e) instanceof Unavailable;
       let refusal: unknown = null;
       try {
-        if (budget) headers = { ...headers, ...await budget.verdict() };
+        if (verdict && !unreachable) headers = { ...headers, ...await verdict.headers() };
       } catch (refused) {
         refusal = refused;
       }
@@ -310,14 +313,12 @@ function serviceSecretFor(spec: EndpointContract): string | undefined {
   return spec.auth.includes("service") ? env.CONTENT_UPDATE_SECRET : undefined;
 }
 
-type Store = EndpointContract["ingress"];
-
 /**
  * Resolves an API key in a transaction of its own: for an endpoint without database work, and to
  * report an unknown key before a bad body. Other credentials need no lookup.
  */
-async function confirmApiKey(credential: UsableCredential, store: Store): Promise<void> {
-  if (credential.kind === "api_key") await transactionAs(credential, store, async () => {});
+async function confirmApiKey(credential: UsableCredential, verdict: Verdict): Promise<void> {
+  if (credential.kind === "api_key") await transactionAs(credential, verdict, async () => {});
 }
 
 /**
@@ -328,10 +329,15 @@ async function confirmApiKey(credential: UsableCredential, store: Store): Promis
  */
 async function transactionAs<T>(
   credential: UsableCredential,
-  store: Store,
+  verdict: Verdict,
   fn: (tx: Tx) => Promise<T>,
-  options: CallerTransactionOptions = {},
+  callerOptions: CallerTransactionOptions = {},
 ): Promise<{ value: T; actedAs: Identity }> {
+  // The count travels ahead of the transaction when the database keeps it.
+  const options = {
+    ...callerOptions,
+    ahead: (send: SendAhead, lost: Promise<never>) => verdict.sendAhead(send, lost),
+  };
   if (credential.kind !== "api_key") return await asCaller(credential, fn, options);
   try {
     const done = await asCaller(credential, fn, options);
@@ -343,7 +349,10 @@ async function transactionAs<T>(
     if (!(refusal instanceof Fail)) throw e;
     noteRefused(credential.keyHash, refusal);
     if (credential.chargeOnRefusal === null) throw e;
-    const window = await consume({ kind: "ip", identifier: credential.chargeOnRefusal }, store);
+    const window = await countRequest(
+      { kind: "ip", identifier: credential.chargeOnRefusal },
+      verdict.store,
+    );
     throw window.success ? e : refusals.rateLimited(rateLimitHeaders(window));
   }
 }
@@ -358,14 +367,14 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   base: Omit<HandlerContext<z.output<S>>, "caller">,
   credential: UsableCredential,
   retryable: IdempotentRequest | null,
-  pending: Budget | null,
+  verdict: Verdict,
 ): Promise<unknown> {
   const read = spec.read;
   if (read && (read.when?.(base.body) ?? true)) {
     const statement = read.statement(base.body);
     const { value: rows } = await transactionAs(
       credential,
-      spec.ingress,
+      verdict,
       (tx) => readStatement(tx, statement),
       ONE_ROUND_TRIP_READ,
     );
@@ -401,14 +410,14 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   const characterId = spec.characterGrant?.(base.body) ?? null;
   const readOnly = spec.readOnly === true;
   const commitAhead = retryable === null && (spec.oneRoundTrip?.(base.body) ?? false);
-  // A write of one round trip sends its COMMIT in its first write: it starts once the budget is
-  // known. Any other write commits only once it is (`beforeCommit`); a read needs neither.
-  if (commitAhead && !readOnly) await pending?.verdict();
-  const { value: outcome, actedAs } = await transactionAs(credential, spec.ingress, handle, {
+  // A write sends its first statement once the budget is known: it starts then, or, when its
+  // count travels ahead of its BEGIN, right after the count's answer. A read is answered once it is.
+  if (!readOnly && !verdict.ridesAhead) await verdict.headers();
+  const { value: outcome, actedAs } = await transactionAs(credential, verdict, handle, {
     characterId,
     commitAhead,
     readOnly,
-    beforeCommit: readOnly || commitAhead || !pending ? undefined : () => pending.verdict(),
+    beforeWork: readOnly ? undefined : () => verdict.headers(),
     withCommit: retryable === null
       ? undefined
       : (tx) => answered === null ? null : rememberAnswer(tx, retryable, 200, answered),

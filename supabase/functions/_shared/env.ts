@@ -56,14 +56,7 @@ const EnvSchema = z.object({
   SUPABASE_SECRET_KEYS: jsonText(KeysByName).optional(),
   UPSTASH_REDIS_REST_URL: z.url().optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
-  REDIS_URL: z.string().regex(/^redis:\/\//, "REDIS_URL must start with redis://").optional(),
   RATE_LIMIT_PREFIX: z.string().min(1).default("rl"),
-  /**
-   * How many instances serve at once (the local server's workers; on the platform, the most
-   * instances of one function you expect): while the shared store is unreachable each allows
-   * this share of every budget, so together they never allow more than the budget.
-   */
-  RATE_LIMIT_INSTANCES: z.coerce.number().int().min(1).max(1000).default(1),
   CONTENT_UPDATE_SECRET: z.string().min(16).optional(),
   /**
    * Signs new API keys so that they are recognised without the database (auth/signed_api_key.ts);

@@ -1,7 +1,7 @@
 import type { AuthKind } from "@shared/contract.ts";
 import { Fail } from "../envelope.ts";
 import { refusals } from "../refusals.ts";
-import type { BucketKind } from "../rate_limit.ts";
+import type { BucketKind } from "../rate_limit/buckets.ts";
 import { sha256Hex } from "../sha256.ts";
 import { addressSpent, standingOf } from "./api_key_standing.ts";
 import { classifyBearer, isOneOf } from "./classify_bearer.ts";

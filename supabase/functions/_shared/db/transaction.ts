@@ -6,7 +6,10 @@ import type postgres from "postgres";
 import { Held } from "./held_transaction.ts";
 import { ConnectionWatch, guard } from "./connection_watch.ts";
 import { holdOpen } from "./held_open.ts";
-import { reserveConnection, TRANSACTION_DEADLINE_MS, type Tx } from "./pool.ts";
+import { connectionError, reserveConnection, TRANSACTION_DEADLINE_MS, type Tx } from "./pool.ts";
+
+/** Sends one statement with its parameters `$1..$n`, now. */
+export type SendAhead = (text: string, params: unknown[]) => Promise<postgres.Row[]>;
 
 /** How a transaction runs. */
 export interface TransactionOptions {
@@ -24,14 +27,20 @@ export interface TransactionOptions {
    */
   readOnly?: boolean;
   /**
-   * Awaited once `fn` has finished, before COMMIT (or before a held transaction is handed over):
-   * if it throws, the transaction is rolled back and its error is the answer. Not with
-   * `commitAhead`.
+   * Sends statements of their own (through `send`) on the connection before BEGIN, in the same
+   * write: each commits by itself, whatever becomes of the transaction (the rate limiter's count).
+   * `lost` rejects if the connection is lost or the transaction's deadline passes.
    */
-  beforeCommit?: (() => Promise<unknown>) | undefined;
+  ahead?: ((send: SendAhead, lost: Promise<never>) => void) | undefined;
   /**
-   * A statement sent right before COMMIT, in the same write, once `fn` has finished and
-   * `beforeCommit` allowed it (an Idempotency-Key's answer, kept with the work it answers). If it
+   * Awaited once BEGIN and the opener are sent, before `fn` sends anything (a write waits for the
+   * rate limiter's verdict): if it throws, the transaction is rolled back and its error is the
+   * answer.
+   */
+  beforeWork?: (() => Promise<unknown>) | undefined;
+  /**
+   * A statement sent right before COMMIT, in the same write, once `fn` has finished (an
+   * Idempotency-Key's answer, kept with the work it answers). If it
    * fails, Postgres answers the COMMIT with a rollback and its error is the transaction's. Not with
    * `commitAhead`.
    */
@@ -56,7 +65,17 @@ export async function inTransaction<O extends postgres.Row[], T>(
   const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
   let handedOver = false;
   const giveBack = () => watch.giveBack(reserved, give);
+  // A statement sent ahead on a connection that is then lost may never be answered.
+  let dropAhead: (error: unknown) => void = () => {};
+  const lostAhead = new Promise<never>((_, reject) => (dropAhead = reject));
+  lostAhead.catch(() => {});
   try {
+    // Unprepared, its values written in (`withLiteralValues`): a named statement with parameters
+    // waits for its description first, and on a connection lost meanwhile it was never answered.
+    options.ahead?.(
+      (text, params) => reserved.unsafe(text, params as never[], watch.options).execute(),
+      Promise.race([deadline, lostAhead]),
+    );
     const begun = reserved.unsafe("begin", [], watch.options).execute();
     const opening = open(reserved).execute();
     // After the opener, which may note an API key's use; a read-only mode may be set at any point.
@@ -68,6 +87,17 @@ export async function inTransaction<O extends postgres.Row[], T>(
     opening.catch(() => {});
     limited.catch(() => {});
 
+    if (options.beforeWork) {
+      try {
+        await Promise.race([options.beforeWork(), deadline]);
+      } catch (denied) {
+        watch.sealed = true;
+        if (!watch.lost) {
+          await Promise.race([reserved.unsafe("rollback"), deadline]).catch(() => {});
+        }
+        throw denied;
+      }
+    }
     const tx = guard(reserved, watch);
     // Called now, so what `fn` sends before its first await precedes a COMMIT sent ahead; a throw
     // becomes its rejection, answered by the rollback below like any failure of `fn`.
@@ -96,17 +126,6 @@ export async function inTransaction<O extends postgres.Row[], T>(
       const ending = committed ?? reserved.unsafe("rollback");
       if (!watch.lost) await Promise.race([ending, deadline]).catch(() => {});
       throw watch.seen(refusal ?? ("error" in outcome ? outcome.error : undefined));
-    }
-    if (!committed && options.beforeCommit) {
-      try {
-        await Promise.race([options.beforeCommit(), deadline]);
-      } catch (denied) {
-        watch.sealed = true;
-        if (!watch.lost) {
-          await Promise.race([reserved.unsafe("rollback"), deadline]).catch(() => {});
-        }
-        throw denied;
-      }
     }
     if (!committed && outcome.value instanceof Held) {
       const opened = await opening;
@@ -139,6 +158,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
     }
     return { value: outcome.value, opened: await opening };
   } finally {
+    if (watch.lost) dropAhead(connectionError("The database connection was lost"));
     if (!handedOver) giveBack();
   }
 }

@@ -1,10 +1,11 @@
-import type { WindowLimiter, WindowResult } from "./types.ts";
+import type { WindowResult } from "./buckets.ts";
 
 /**
- * An in-process sliding window with the same arithmetic as the shared one (`shared_window.ts`):
- * the previous fixed window's count, weighted by how much of it still overlaps, plus the current.
+ * A sliding window kept in this process, for the paths that count per instance: @upstash/ratelimit's
+ * arithmetic (tests/rate_limit_window_test.ts holds them to the same verdicts): the previous fixed
+ * window's count, weighted by how much of it still overlaps, plus the current one's.
  */
-export class MemoryWindow implements WindowLimiter {
+export class MemoryWindow {
   readonly #counts = new Map<string, number>();
   #lastSweep = 0;
 

@@ -1,0 +1,194 @@
+/**
+ * A request's rate-limit verdict: the request counted once in every bucket of its credential, and
+ * the answer awaited where a response depends on it.
+ *
+ * Where the count is kept: in Upstash through @upstash/ratelimit when it is configured and
+ * answers; otherwise in the database (`database_window.ts`), which every instance shares and every
+ * request reaches anyway. There the count is an autocommitted statement of its own, sent on the
+ * request's connection ahead of its transaction in the same write (`sendAhead`), so it costs no
+ * round trip and counts whatever becomes of the transaction. Endpoints that say `in_process` count
+ * in this instance alone.
+ */
+import type { RateLimitStore } from "@shared/contract/entry.ts";
+import { noteAddressWindow } from "../auth/api_key_standing.ts";
+import type { Bucket } from "../auth/credential.ts";
+import { sql } from "../db/pool.ts";
+import type { SendAhead } from "../db/transaction.ts";
+import { env } from "../env.ts";
+import { log } from "../log.ts";
+import { refusals } from "../refusals.ts";
+import { sha256Hex } from "../sha256.ts";
+import {
+  bucketLimits,
+  mapKinds,
+  rateLimitHeaders,
+  WINDOW_MS,
+  type WindowResult,
+} from "./buckets.ts";
+import { countInDatabase } from "./database_window.ts";
+import { MemoryWindow } from "./memory_window.ts";
+import { UpstashWindows } from "./upstash_window.ts";
+
+/** After Upstash fails, how long the database counts alone before Upstash is asked again. */
+const STORE_RETRY_MS = 5_000;
+/**
+ * After Upstash fails, how long the database also counts what Upstash admits: its windows hold what
+ * this instance admitted meanwhile, which Upstash never saw.
+ */
+const RECOUNT_MS = STORE_RETRY_MS + 2 * WINDOW_MS;
+
+const upstash = env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
+  ? new UpstashWindows(
+    env.UPSTASH_REDIS_REST_URL,
+    env.UPSTASH_REDIS_REST_TOKEN,
+    env.RATE_LIMIT_PREFIX,
+  )
+  : null;
+let upstashDownUntil = 0;
+let recountUntil = 0;
+const inProcess = mapKinds((kind) => new MemoryWindow(bucketLimits[kind], WINDOW_MS));
+
+function upstashAnswers(): boolean {
+  return upstash !== null && Date.now() >= upstashDownUntil;
+}
+
+/** A connection about to carry a transaction, and what rejects if it is lost meanwhile. */
+interface Ahead {
+  send: SendAhead;
+  lost: Promise<never>;
+}
+
+/** Sends a statement through the pool, on a connection of its own. */
+const sendAlone: SendAhead = (text, params) =>
+  sql.unsafe(text, params as never[], { prepare: true }).execute();
+
+/**
+ * Counts one request in the shared store: Upstash while it answers, else the database, ahead of a
+ * transaction when one is about to open (the statement is sent before this returns).
+ */
+async function countShared(
+  kind: Bucket["kind"],
+  hashed: string,
+  on: Ahead | null,
+): Promise<WindowResult> {
+  const key = `${env.RATE_LIMIT_PREFIX}:${kind}:${hashed}`;
+  if (upstash && upstashAnswers()) {
+    const window = await upstash.limit(kind, hashed).catch((e: unknown) => {
+      if (upstashDownUntil === 0) {
+        log.warn("rate_limit_store_unreachable", {
+          reason: e instanceof Error ? e.message : String(e),
+        });
+      }
+      upstashDownUntil = Date.now() + STORE_RETRY_MS;
+      recountUntil = Date.now() + RECOUNT_MS;
+      return null;
+    });
+    if (window) {
+      if (upstashDownUntil !== 0) {
+        upstashDownUntil = 0;
+        log.warn("rate_limit_store_recovered", {});
+      }
+      if (!window.success || Date.now() >= recountUntil) return window;
+      // Upstash came back without what the database admitted meanwhile: either may refuse.
+      const counted = await countInDatabase(sendAlone, kind, key);
+      return counted.success
+        ? { ...window, remaining: Math.min(window.remaining, counted.remaining) }
+        : counted;
+    }
+    on = null; // its transaction has gone on without the count
+  }
+  if (on === null) return await countInDatabase(sendAlone, kind, key);
+  return await Promise.race([countInDatabase(on.send, kind, key), on.lost]);
+}
+
+/**
+ * How long a refused bucket's next requests wait for their verdict before any database work: a
+ * caller over budget costs at most one transaction per second per instance, not one per request.
+ */
+const REFUSAL_MEMORY_MS = 1_000;
+const MAX_REMEMBERED = 10_000;
+const refusedUntil = new Map<string, number>();
+
+function remembered(bucket: Bucket): string {
+  return sha256Hex(`${bucket.kind}:${bucket.identifier}`);
+}
+
+function rememberRefusal(bucket: Bucket): void {
+  if (refusedUntil.size >= MAX_REMEMBERED) {
+    const now = Date.now();
+    for (const [key, until] of refusedUntil) if (until <= now) refusedUntil.delete(key);
+    if (refusedUntil.size >= MAX_REMEMBERED) refusedUntil.clear();
+  }
+  refusedUntil.set(remembered(bucket), Date.now() + REFUSAL_MEMORY_MS);
+}
+
+/**
+ * Counts one request in a bucket (the identifier hashed, so no token reaches a store); what an
+ * address's window says is noted for API-key lookups.
+ */
+export async function countRequest(
+  bucket: Bucket,
+  store: RateLimitStore = "shared",
+  on: Ahead | null = null,
+): Promise<WindowResult> {
+  const hashed = sha256Hex(bucket.identifier);
+  const window = store === "in_process"
+    ? await inProcess[bucket.kind].limit(hashed)
+    : await countShared(bucket.kind, hashed, on);
+  if (bucket.kind === "ip") noteAddressWindow(bucket.identifier, window);
+  if (!window.success) rememberRefusal(bucket);
+  return window;
+}
+
+/** A request's verdict (see the module's summary). */
+export class Verdict {
+  /** Whether one of the buckets was refused within the last second (in this instance). */
+  readonly refusedRecently: boolean;
+  readonly #buckets: readonly Bucket[];
+  #headers: Promise<Record<string, string>> | null = null;
+
+  constructor(buckets: readonly Bucket[], readonly store: RateLimitStore = "shared") {
+    this.#buckets = buckets;
+    const now = Date.now();
+    // Hashing is skipped on the usual path, where no bucket has been refused lately.
+    this.refusedRecently = refusedUntil.size > 0 &&
+      buckets.some((b) => (refusedUntil.get(remembered(b)) ?? 0) > now);
+    // The database is asked with the request's first statement instead (`sendAhead`).
+    if (store === "in_process" || upstashAnswers()) this.#count(null);
+  }
+
+  /** Whether the count waits to travel ahead of the request's transaction (`sendAhead`). */
+  get ridesAhead(): boolean {
+    return this.#headers === null;
+  }
+
+  /**
+   * Sends the count through `send`, ahead of the transaction about to open on its connection,
+   * unless it went to a store already.
+   */
+  sendAhead(send: SendAhead, lost: Promise<never>): void {
+    if (this.#headers === null) this.#count({ send, lost });
+  }
+
+  /** The budget's headers when the request is within it; its 429 refusal otherwise. */
+  headers(): Promise<Record<string, string>> {
+    return this.#headers ?? this.#count(null);
+  }
+
+  #count(on: Ahead | null): Promise<Record<string, string>> {
+    const windows = Promise.all(
+      this.#buckets.map((b) => countRequest(b, this.store, on)),
+    );
+    // The first bucket that refuses decides the answer, else the first bucket's window is reported.
+    const headers = windows.then((all) => {
+      const reported = all.find((w) => !w.success) ?? all[0];
+      if (!reported) throw new Error("A credential always counts against at least one bucket");
+      const headers = rateLimitHeaders(reported);
+      if (!reported.success) throw refusals.rateLimited(headers);
+      return headers;
+    });
+    headers.catch(() => {});
+    this.#headers = headers;
+    return headers;
+  }
+}
