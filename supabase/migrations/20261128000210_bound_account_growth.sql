@@ -26,12 +26,14 @@ alter table private.account_growth enable row level security;
 
 -- Section: triggers
 
--- Charges a write's growth to the requesting account, and refuses it past the day's bound. The
--- account's row for the day is the lock: one account's growing writes count one after another.
+-- Charges a write's growth to the requesting account (an API client's owner for a key, as its
+-- Idempotency-Key answers are: never the owner of a character the client was granted, whose day a
+-- stranger's client could otherwise spend), and refuses it past the day's bound. The account's row
+-- for the day is the lock: one account's growing writes count one after another.
 create function private.charge_account_growth() returns trigger
 language plpgsql security definer set search_path = '' as $$
 declare
-  account constant uuid := (select auth.uid());
+  account constant uuid := private.idempotency_account();
   today constant date := (now() at time zone 'utc')::date;
   grown bigint;
   total bigint;
