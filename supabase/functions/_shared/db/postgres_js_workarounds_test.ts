@@ -274,7 +274,10 @@ Deno.test({
   },
 });
 
-const realDatabase = Deno.env.get("DATABASE_URL")?.startsWith("postgres")
+// The real-Postgres run's server; not the hosted run's, whose cluster belongs to the emulation and
+// may already be stopped when this file runs.
+const realDatabase = Deno.env.get("DATABASE_URL")?.startsWith("postgres") &&
+    Deno.env.get("TEST_TARGET") !== "hosted"
   ? Deno.env.get("DATABASE_URL")!
   : null;
 
