@@ -15,6 +15,7 @@ import type { Bucket } from "../auth/credential.ts";
 import { sql } from "../db/pool.ts";
 import type { SendAhead } from "../db/transaction.ts";
 import { env } from "../env.ts";
+import { ExpiringMap } from "../expiring_map.ts";
 import { log } from "../log.ts";
 import { refusals } from "../refusals.ts";
 import { sha256Hex } from "../sha256.ts";
@@ -106,20 +107,14 @@ async function countShared(
  * caller over budget costs at most one transaction per second per instance, not one per request.
  */
 const REFUSAL_MEMORY_MS = 1_000;
-const MAX_REMEMBERED = 10_000;
-const refusedUntil = new Map<string, number>();
+const refusedLately = new ExpiringMap<string, true>(10_000);
 
 function remembered(bucket: Bucket): string {
   return sha256Hex(`${bucket.kind}:${bucket.identifier}`);
 }
 
 function rememberRefusal(bucket: Bucket): void {
-  if (refusedUntil.size >= MAX_REMEMBERED) {
-    const now = Date.now();
-    for (const [key, until] of refusedUntil) if (until <= now) refusedUntil.delete(key);
-    if (refusedUntil.size >= MAX_REMEMBERED) refusedUntil.clear();
-  }
-  refusedUntil.set(remembered(bucket), Date.now() + REFUSAL_MEMORY_MS);
+  refusedLately.set(remembered(bucket), true, Date.now() + REFUSAL_MEMORY_MS);
 }
 
 /**
@@ -149,10 +144,9 @@ export class Verdict {
 
   constructor(buckets: readonly Bucket[], readonly store: RateLimitStore = "shared") {
     this.#buckets = buckets;
-    const now = Date.now();
     // Hashing is skipped on the usual path, where no bucket has been refused lately.
-    this.refusedRecently = refusedUntil.size > 0 &&
-      buckets.some((b) => (refusedUntil.get(remembered(b)) ?? 0) > now);
+    this.refusedRecently = refusedLately.size > 0 &&
+      buckets.some((b) => refusedLately.get(remembered(b)) === true);
     // The database is asked with the request's first statement instead (`sendAhead`).
     if (store === "in_process" || upstashAnswers()) this.#count(null);
   }
