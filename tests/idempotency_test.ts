@@ -308,22 +308,54 @@ test("a statement sent after its transaction has ended is refused", async () => 
   await rejects(late!, /The transaction has ended/);
 });
 
-// postgres.js sends a query a microtask after `await` asks for it: with the COMMIT sent ahead, a
-// statement awaited without `execute()` would reach the connection after that COMMIT and run
-// outside the transaction (as the login role, on a connection that may be another's by then).
-test("with its COMMIT sent ahead, a statement sent only after it is refused", async () => {
+// With the COMMIT sent ahead, a statement written only after an answer would reach the connection
+// after that COMMIT and run outside the transaction (as the login role, on a connection that may be
+// another's by then): it is refused. One written before the first await is part of it.
+test("with its COMMIT sent ahead, a statement written after an answer is refused", async () => {
   const { inTransaction } = await import("../supabase/functions/_shared/db/transaction.ts");
   await rejects(
-    inTransaction((tx) => tx`select 1`, async (tx) => await tx`select 2 as two`, {
-      commitAhead: true,
-    }),
+    inTransaction((tx) => tx`select 1`, async (tx) => {
+      await tx`select 1`;
+      return await tx`select 2 as two`;
+    }, { commitAhead: true }),
     /COMMIT or ROLLBACK was sent/,
   );
-  // Sent before the first await, the same statement is part of the transaction.
   const { value } = await inTransaction(
     (tx) => tx`select 1`,
-    async (tx) => await tx`select 2 as two`.execute(),
+    async (tx) => await tx`select 2 as two`,
     { commitAhead: true },
   );
   deepStrictEqual([...value], [{ two: 2 }]);
+});
+
+test("statements run in the order they are written, whatever order they are awaited in", async () => {
+  const { inTransaction } = await import("../supabase/functions/_shared/db/transaction.ts");
+  const { value } = await inTransaction((tx) => tx`select 1`, async (tx) => {
+    const setting = tx`select set_config('test.order', 'written first', true)`;
+    const seen = tx<{ seen: string }[]>`select current_setting('test.order', true) as seen`;
+    const [row] = await seen;
+    await setting;
+    return row?.seen;
+  }, { commitAhead: true });
+  equal(value, "written first");
+});
+
+test("a failed statement is the transaction's error, awaited or not, and outranks what it caused", async () => {
+  const { inTransaction } = await import("../supabase/functions/_shared/db/transaction.ts");
+  // The statements after it are refused (25P02) for it; its own error is the answer.
+  await rejects(
+    inTransaction((tx) => tx`select 1`, async (tx) => {
+      tx`select 1 / 0`;
+      return await tx`select 2`;
+    }, { commitAhead: true }),
+    (e: { code?: string }) => e.code === "22012",
+  );
+  // Never awaited, it still fails the transaction: its COMMIT was answered with a rollback.
+  await rejects(
+    inTransaction((tx) => tx`select 1`, (tx) => {
+      tx`select 1 / 0`;
+      return Promise.resolve("answered");
+    }, { commitAhead: true }),
+    (e: { code?: string }) => e.code === "22012",
+  );
 });

@@ -82,7 +82,10 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
   /**
    * The handler; it may return `afterCommit(step)` to finish after its transaction commits, or a
    * `RowStream` to send its rows while the transaction stays open. An endpoint declares this,
-   * `read`, or both (`read` for the bodies its `when` names, this for the rest).
+   * `read`, or both (`read` for the bodies its `when` names, this for the rest). A handler of an
+   * entry whose effect is `read` runs in a read-only transaction (Postgres refuses any write in
+   * it). Any other sends all its statements before it awaits an answer, and its transaction
+   * commits right behind them; a decision that needs an answer first belongs in SQL.
    */
   run?: (
     ctx: DbHandlerContext<z.output<S>>,
@@ -93,22 +96,11 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
    */
   read?: OneRead<S, R>;
   /**
-   * The bodies for which `run` sends all it sends before it awaits any answer (one statement, or a
-   * few none of which needs another's answer): the COMMIT is sent right behind them, a transaction
-   * of one round trip. A handler that sends more after an answer fails loudly. Not with an
-   * Idempotency-Key, whose bookkeeping adds statements.
-   */
-  oneRoundTrip?: (body: z.output<S>) => boolean;
-  /**
-   * `run` only reads: its transaction is `read only` (Postgres refuses any write in it), so it may
-   * run and commit before the caller's rate budget is known; the answer still waits for it.
-   */
-  readOnly?: boolean;
-  /**
    * `run` acts outside the database (a file written to Storage), which no rollback undoes: it
-   * starts only once the caller is known to be within budget, never while the budget is checked.
+   * starts only once the caller is known to be within budget, never while the budget is checked,
+   * and its transaction waits for it to finish.
    */
-  waitsForBudget?: boolean;
+  actsOutsideDatabase?: boolean;
 }
 
 /** A handler that is one read statement (see `DbServerSide.read`). */
@@ -222,7 +214,8 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
       verdict = new Verdict(credential.buckets, spec.rateLimitStore);
       // A small POST's database work starts while its budget is checked (a write's statement only
       // once it is known), unless the caller was refused a moment ago; anything else waits first.
-      const overlaps = spec.database !== false && spec.waitsForBudget !== true && early !== null &&
+      const overlaps = spec.database !== false && spec.actsOutsideDatabase !== true &&
+        early !== null &&
         req.method === "POST" && credential.kind !== "refused" && !verdict.refusedRecently;
       if (!overlaps) headers = { ...headers, ...await verdict.headers() };
       // After the rate limit, so a refused method counts and carries the budget headers too.
@@ -408,8 +401,9 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
     return checked;
   };
   const characterId = spec.characterGrant?.(base.body) ?? null;
-  const readOnly = spec.readOnly === true;
-  const commitAhead = retryable === null && (spec.oneRoundTrip?.(base.body) ?? false);
+  const readOnly = spec.effect === "read";
+  // A keyed request's answer is kept right before its COMMIT (`withCommit`).
+  const commitAhead = !readOnly && retryable === null && spec.actsOutsideDatabase !== true;
   // A write sends its first statement once the budget is known: it starts then, or, when its
   // count travels ahead of its BEGIN, right after the count's answer. A read is answered once it is.
   if (!readOnly && !verdict.ridesAhead) await verdict.headers();

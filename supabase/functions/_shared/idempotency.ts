@@ -58,7 +58,7 @@ export async function claimKey(tx: Tx, request: IdempotentRequest): Promise<void
       answering: boolean;
     }[]
   >`select * from private.claim_idempotency_key(
-      ${request.key}, ${request.endpoint}, ${request.bodyHash})`.execute();
+      ${request.key}, ${request.endpoint}, ${request.bodyHash})`;
   if (!earlier) return;
   if (earlier.endpoint !== request.endpoint || earlier.body_hash !== request.bodyHash) {
     throw new Fail(

@@ -6,15 +6,13 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { sha256Hex } from "../_shared/sha256.ts";
 
 export const handler = endpoint(accountsEndpoints, "create-api-client", {
-  // One statement, sent with its COMMIT: the key is made without awaiting anything.
-  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const apiKey = issueApiKey();
     const [client] = await tx<z.input<typeof ApiClient>[]>`
       select id, name, description, created_at, last_used_at
       from private.create_api_client(${body.name}, ${body.description ?? null}, ${
       sha256Hex(apiKey)
-    })`.execute();
+    })`;
     return { ...ApiClient.parse(client), api_key: apiKey };
   },
 });

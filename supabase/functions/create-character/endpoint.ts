@@ -4,8 +4,6 @@ import { insertCharacter, updateCharacterOrFail } from "../_shared/characters/ch
 
 export const handler = endpoint(charactersEndpoints, "create-character", {
   characterGrant: (body) => body.id,
-  // The insert and the update are each one statement, sent at once.
-  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const { id, ...patch } = body;
     if (id !== undefined) return await updateCharacterOrFail(tx, id, patch);

@@ -6,8 +6,6 @@ import { announceProposal } from "../_shared/moderation/announce_proposal.ts";
 import { insertContentUpdate } from "../_shared/moderation/select_content_updates.ts";
 
 export const handler = endpoint(moderationEndpoints, "create-content-update", {
-  // One statement, sent with its COMMIT.
-  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const created = await insertContentUpdate(tx, body);
     if (!created) throw fail("Content update not found");

@@ -4,9 +4,6 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { fail } from "../_shared/envelope.ts";
 
 export const handler = endpoint(contentEndpoints, "delete-content", {
-  // The delete and, when it removed nothing, whether the record is visible at all (to say why) are
-  // one statement, sent with its COMMIT.
-  oneRoundTrip: () => true,
   run: async ({ body, tx }) => {
     const table = `public."${tableOf(body.type)}"`;
     const [row] = await tx.unsafe(
@@ -14,7 +11,7 @@ export const handler = endpoint(contentEndpoints, "delete-content", {
        select exists (select from deleted) as deleted,
               exists (select from ${table} where id = $1::bigint) as visible`,
       [body.id],
-    ).execute();
+    );
     if (row?.deleted === true) return true as const;
     throw fail(row?.visible ? "You do not have access to this content" : "Content not found");
   },

@@ -6,14 +6,12 @@ import { type ObjectName, parseObjectName } from "../_shared/storage/object_name
 import { publicFileStore } from "../_shared/storage/public_file_store.ts";
 
 export const handler = endpoint(accountsEndpoints, "delete-user", {
-  // The list of files and the deletion are sent together, with the COMMIT.
-  oneRoundTrip: () => true,
   run: async ({ tx, requestId }) => {
     // The account's stored files, listed before their records go with it (owner-only reads).
     const listing = tx<{ bucket: string; path: string }[]>`
-      select bucket, path from public.uploaded_file where user_id = (select auth.uid())`.execute();
+      select bucket, path from public.uploaded_file where user_id = (select auth.uid())`;
     const deleting = tx<{ user_id: string }[]>`
-      select private.delete_own_account() as user_id`.execute();
+      select private.delete_own_account() as user_id`;
     const [files, rows] = await Promise.all([listing, deleting]);
     const deleted = { userId: rows[0]?.user_id ?? "" };
     const names = files.flatMap((f) => parseObjectName(f.bucket, f.path) ?? []);

@@ -4,7 +4,5 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { findCampaigns } from "../_shared/characters/campaigns.ts";
 
 export const handler = endpoint(campaignsEndpoints, "find-campaign", {
-  // One statement, sent with its COMMIT.
-  oneRoundTrip: () => true,
   run: async ({ body, caller, tx }) => await findCampaigns(tx, body, actsForUser(caller)),
 });

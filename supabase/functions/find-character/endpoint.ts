@@ -4,9 +4,6 @@ import { oneOrMany } from "../_shared/one_or_many.ts";
 import { selectCharacters } from "../_shared/characters/characters.ts";
 
 export const handler = endpoint(charactersEndpoints, "find-character", {
-  // One statement, sent with its COMMIT; it only reads, so it runs while the budget is checked.
-  oneRoundTrip: () => true,
-  readOnly: true,
   // One id under an API key needs the key's grant on it (403 without); any other filter, an id
   // list included, answers the characters among its matches that row-level policies admit: for a
   // key, the granted ones.

@@ -4,8 +4,5 @@ import { selectContentUpdates } from "../_shared/moderation/select_content_updat
 import { oneOrMany } from "../_shared/one_or_many.ts";
 
 export const handler = endpoint(moderationEndpoints, "find-content-update", {
-  // One statement, sent with its COMMIT.
-  oneRoundTrip: () => true,
-  readOnly: true,
   run: async ({ body, tx }) => oneOrMany(body.id, await selectContentUpdates(tx, body)),
 });

@@ -3,8 +3,5 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { selectEncounters } from "../_shared/characters/encounters.ts";
 
 export const handler = endpoint(campaignsEndpoints, "find-encounter", {
-  // One statement, sent with its COMMIT.
-  oneRoundTrip: () => true,
-  readOnly: true,
   run: async ({ body, tx }) => await selectEncounters(tx, body),
 });

@@ -22,9 +22,6 @@ type ApiClientRow = z.input<typeof ProfileApiClient>;
 type VirtualTier = NonNullable<z.input<typeof ProfileGameMaster>["virtual_tier"]>;
 
 export const handler = endpoint(accountsEndpoints, "get-user", {
-  // Every statement is sent before any answer is awaited: one round trip with the COMMIT.
-  oneRoundTrip: () => true,
-  readOnly: true,
   run: async ({ body, caller, tx }) => {
     if (caller.kind === "api_key" && (body.id !== undefined || body._id !== undefined)) {
       throw fail("An API key reads only its owner's profile: send {}", {
@@ -44,13 +41,12 @@ export const handler = endpoint(accountsEndpoints, "get-user", {
                g.access_code as gm_access_code
         from public.public_user u
         left join public.gm_group g on g.gm_user_id = u.user_id
-        where u.user_id = (select auth.uid())`.execute();
+        where u.user_id = (select auth.uid())`;
       const membership = selectVirtualTier(tx);
       const ownClients = tx<ApiClientRow[]>`
         select id::text as id, name, description, created_at, last_used_at
-        from public.api_client c where c.user_id = (select auth.uid()) order by c.id`.execute();
+        from public.api_client c where c.user_id = (select auth.uid()) order by c.id`;
       membership.catch(() => {});
-      ownClients.catch(() => {});
       const [own] = await selected;
       if (!own) throw fail("User not found");
       const { supporter_tier, game_master_tier, gm_access_code, ...profile } = own;
@@ -82,7 +78,7 @@ export const handler = endpoint(accountsEndpoints, "get-user", {
                                                  'description', c.description) order by c.id)
                from private.clients_granted_to_caller(p.user_id) c
              ), '[]') as clients
-      from private.public_profile(${userId}, ${profileId}) p`.execute();
+      from private.public_profile(${userId}, ${profileId}) p`;
     if (!other) throw fail("User not found");
     const { supporter_tier, clients, ...profile } = other;
     // Parsed here so that nothing beyond the public columns can ever reach the caller.
@@ -104,6 +100,6 @@ async function selectVirtualTier(tx: Tx): Promise<VirtualTier | null> {
     select m.gm_user_id as game_master_user_id, m.added_at,
            coalesce((select p.display_name from private.public_profile(m.gm_user_id, null) p), '')
              as game_master_name
-    from public.gm_group_member m where m.user_id = (select auth.uid())`.execute();
+    from public.gm_group_member m where m.user_id = (select auth.uid())`;
   return membership ?? null;
 }

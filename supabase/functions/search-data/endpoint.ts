@@ -4,9 +4,6 @@ import { advancedSearch } from "../_shared/search/advanced_search.ts";
 import { simpleSearch } from "../_shared/search/simple_search.ts";
 
 export const handler = endpoint(searchEndpoints, "search-data", {
-  // Either mode is one read statement, sent with its COMMIT.
-  oneRoundTrip: () => true,
-  readOnly: true,
   run: async ({ body, tx }) =>
     body.is_advanced ? await advancedSearch(tx, body) : await simpleSearch(tx, body),
 });

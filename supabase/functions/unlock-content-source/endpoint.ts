@@ -10,8 +10,6 @@ import { fail } from "../_shared/envelope.ts";
 const sources = contentTable(contentSourceType);
 
 export const handler = endpoint(contentEndpoints, "unlock-content-source", {
-  // The unlock and the read of the source it opens are sent together, with the COMMIT.
-  oneRoundTrip: () => true,
   run: async ({ body, tx, clientIp }) => {
     // Wrong keys are counted per user and per client address (the database decides); an address
     // that is not the caller's own (hosted without TRUST_PROXY, every caller shows the runtime's)
@@ -19,8 +17,7 @@ export const handler = endpoint(contentEndpoints, "unlock-content-source", {
     const trusted = (env.TRUST_PROXY || !env.SUPABASE_URL) && clientIp !== "unknown";
     const address = trusted ? clientIp : null;
     const unlocking = tx<{ outcome: "unlocked" | "invalid" }[]>`
-      select private.unlock_content_source(${body.id}, ${body.access_key}, ${address}) as outcome`
-      .execute();
+      select private.unlock_content_source(${body.id}, ${body.access_key}, ${address}) as outcome`;
     // Read after the unlock, in the same transaction: it sees the source the unlock opened.
     const reading = findContent(tx, sources, { id: body.id });
     const [[entered], [source]] = await Promise.all([unlocking, reading]);

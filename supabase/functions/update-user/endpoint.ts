@@ -30,12 +30,11 @@ function clientsToSync(clients: readonly ApiClientListEntry[]): postgres.JSONVal
 }
 
 export const handler = endpoint(accountsEndpoints, "update-user", {
-  // One statement, sent with its COMMIT, unless the API client list is synced first.
-  oneRoundTrip: (body) => body.api?.clients === undefined,
   run: async ({ body, tx }) => {
     const clients = body.api?.clients;
+    // Synced ahead of the profile's update, in the same round trip.
     if (clients !== undefined) {
-      await tx`select private.sync_api_clients(${tx.json(clientsToSync(clients))})`.execute();
+      tx`select private.sync_api_clients(${tx.json(clientsToSync(clients))})`;
     }
     const changes: Record<string, unknown> = {};
     for (const column of EDITABLE) {
@@ -49,9 +48,9 @@ export const handler = endpoint(accountsEndpoints, "update-user", {
     }
     const columns = Object.keys(changes);
     const updated = columns.length === 0
-      ? await tx`select 1 from public.public_user where user_id = (select auth.uid())`.execute()
+      ? await tx`select 1 from public.public_user where user_id = (select auth.uid())`
       : await tx`update public.public_user set ${tx(changes as Record<string, string>, columns)}
-                 where user_id = (select auth.uid()) returning 1`.execute();
+                 where user_id = (select auth.uid()) returning 1`;
     if (updated.length === 0) throw fail("User not found");
     return true as const;
   },

@@ -18,7 +18,7 @@ function decodeBase64(text: string): Bytes {
 
 export const handler = endpoint(uploadsEndpoints, "upload-public-file", {
   // The file is written to Storage before the transaction commits.
-  waitsForBudget: true,
+  actsOutsideDatabase: true,
   run: async ({ body, caller, tx }) => {
     // Checked before anything is written to Storage, which no rollback undoes.
     if (!actsForUser(caller)) throw refusals.signInRequired();

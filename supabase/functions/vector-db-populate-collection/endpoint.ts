@@ -4,9 +4,6 @@ import { fail } from "../_shared/envelope.ts";
 import { similarityBackend } from "../_shared/similarity/similarity_backend.ts";
 
 export const handler = endpoint(searchEndpoints, "vector-db-populate-collection", {
-  // One statement, sent with its COMMIT.
-  oneRoundTrip: () => true,
-  readOnly: true,
   run: async ({ body, tx }) => {
     const indexed = await similarityBackend.populate(tx, body);
     if (indexed === 0) throw fail("No results found");

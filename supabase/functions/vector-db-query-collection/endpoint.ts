@@ -3,8 +3,5 @@ import { endpoint } from "../_shared/endpoint.ts";
 import { similarityBackend } from "../_shared/similarity/similarity_backend.ts";
 
 export const handler = endpoint(searchEndpoints, "vector-db-query-collection", {
-  // One statement, sent with its COMMIT.
-  oneRoundTrip: () => true,
-  readOnly: true,
   run: async ({ body, tx }) => await similarityBackend.query(tx, body),
 });

@@ -8,7 +8,6 @@ import type { z } from "zod";
 import type { Tx } from "../db/pool.ts";
 import { fail } from "../envelope.ts";
 import { columnValues } from "./columns.ts";
-import { checkedAhead } from "../db/checked_ahead.ts";
 
 type CampaignRow = z.input<typeof Campaign>;
 
@@ -52,32 +51,27 @@ export async function saveCampaign(tx: Tx, body: CreateCampaignBody): Promise<Ca
   if (id === undefined) {
     if (patch.name === undefined) throw fail("Missing required field: name", { field: "name" });
     const [row] = await tx<SelectedCampaign[]>`
-      insert into public.campaign ${tx(values, keys)} ${returnedWithJoinKey(tx)}`.execute();
+      insert into public.campaign ${tx(values, keys)} ${returnedWithJoinKey(tx)}`;
     if (!row) throw new Error("Insert into campaign returned no row");
     return withoutNullKey(row);
   }
   const assignments = keys.length > 0 ? tx(values, keys) : tx`name = name`;
   // The update changes nothing the caller does not own (policies); the check names the refusal.
-  const [row] = await checkedAhead(
-    assertOwnCampaign(tx, id),
-    async () =>
-      await tx<SelectedCampaign[]>`
-        update public.campaign set ${assignments} where id = ${id} ${returnedWithJoinKey(tx)}`
-        .execute(),
-  );
+  assertOwnCampaign(tx, id);
+  const [row] = await tx<SelectedCampaign[]>`
+    update public.campaign set ${assignments} where id = ${id} ${returnedWithJoinKey(tx)}`;
   if (!row) throw new Error("Campaign update matched no row although the caller owns it");
   return withoutNullKey(row);
 }
 
 /**
- * Refuses unless the caller owns the campaign: `Campaign not found` when they cannot see it, `You
- * do not have access to this campaign` when they see it as a player.
+ * The statement that refuses unless the caller owns the campaign (`private.assert_own_campaign`):
+ * `Campaign not found` when they cannot see it, `You do not have access to this campaign` when
+ * they see it as a player. Sent ahead of the write it guards, its refusal is the answer and the
+ * write never runs.
  */
-export async function assertOwnCampaign(tx: Tx, id: number): Promise<void> {
-  const [row] = await tx<{ mine: boolean }[]>`
-    select user_id = (select auth.uid()) as mine from public.campaign where id = ${id}`.execute();
-  if (!row) throw fail("Campaign not found");
-  if (!row.mine) throw fail("You do not have access to this campaign");
+export function assertOwnCampaign(tx: Tx, id: number) {
+  return tx`select private.assert_own_campaign(${id})`;
 }
 
 /**
@@ -109,6 +103,6 @@ export async function findCampaigns(
     where true
       ${ids === null ? tx`` : tx`and c.id = any(${ids}::bigint[])`}
       ${body.user_id === undefined ? tx`` : tx`and c.user_id = ${body.user_id}::uuid`}
-    order by c.id`.execute();
+    order by c.id`;
   return rows.map(withoutNullKey);
 }

@@ -49,12 +49,11 @@ const JSON_COLUMNS: ReadonlySet<(typeof CHARACTER_WRITABLE_FIELDS)[number]> = ne
 export async function insertCharacter(tx: Tx, patch: CharacterPatch): Promise<CharacterRow> {
   const values = columnValues(tx, patch, CHARACTER_WRITABLE_FIELDS, JSON_COLUMNS);
   const keys = Object.keys(values);
-  // Sent at once (execute), so a COMMIT sent ahead follows it (`oneRoundTrip`).
   const [row] = keys.length > 0
     ? await tx<CharacterRow[]>`
-        insert into public.character ${tx(values, keys)} returning ${tx(COLUMNS)}`.execute()
+        insert into public.character ${tx(values, keys)} returning ${tx(COLUMNS)}`
     : await tx<CharacterRow[]>`
-        insert into public.character default values returning ${tx(COLUMNS)}`.execute();
+        insert into public.character default values returning ${tx(COLUMNS)}`;
   if (!row) throw new Error("Insert into character returned no row");
   return row;
 }
@@ -95,7 +94,7 @@ export async function updateCharacter(
     select false, private.can_write_character(id, user_id, campaign_id), ${tx(STORED_COLUMNS)},
            ${detailsAsSeen(tx)}
     from public.character
-    where id = ${id} and not exists (select from written)`.execute();
+    where id = ${id} and not exists (select from written)`;
   const [row] = rows;
   if (!row) return { __forbidden: true, reason: "NOT_VISIBLE" };
   const { updated, writable, ...character } = row;
@@ -148,5 +147,5 @@ export async function selectCharacters(tx: Tx, body: FindCharacterBody): Promise
       ${body.user_id === undefined ? tx`` : tx`and c.user_id = ${body.user_id}::uuid`}
       ${body.campaign_id === undefined ? tx`` : tx`and c.campaign_id = ${body.campaign_id}`}
       ${scope}
-    order by c.id`.execute();
+    order by c.id`;
 }

@@ -32,13 +32,13 @@ export async function saveEncounter(tx: Tx, body: CreateEncounterBody): Promise<
     const missing = ENCOUNTER_REQUIRED_FIELDS.find((field) => patch[field] === undefined);
     if (missing) throw fail(`Missing required field: ${missing}`, { field: missing });
     const [row] = await tx<EncounterRow[]>`
-      insert into public.encounter ${tx(values, keys)} returning ${tx(COLUMNS)}`.execute();
+      insert into public.encounter ${tx(values, keys)} returning ${tx(COLUMNS)}`;
     if (!row) throw new Error("Insert into encounter returned no row");
     return row;
   }
   const assignments = keys.length > 0 ? tx(values, keys) : tx`name = name`;
   const [row] = await tx<EncounterRow[]>`
-    update public.encounter set ${assignments} where id = ${id} returning ${tx(COLUMNS)}`.execute();
+    update public.encounter set ${assignments} where id = ${id} returning ${tx(COLUMNS)}`;
   // Encounters are visible to their owner only, so a foreign id and a missing one look the same.
   if (!row) throw fail("You do not have access to this encounter");
   return row;
@@ -53,5 +53,5 @@ export async function selectEncounters(tx: Tx, body: FindEncounterBody): Promise
       ${ids === null ? tx`` : tx`and id = any(${ids}::bigint[])`}
       ${body.user_id === undefined ? tx`` : tx`and user_id = ${body.user_id}::uuid`}
       ${body.campaign_id === undefined ? tx`` : tx`and campaign_id = ${body.campaign_id}`}
-    order by id`.execute();
+    order by id`;
 }

@@ -7,7 +7,7 @@ import { endpoint, type EndpointHandler } from "../endpoint.ts";
 import { oneOrMany } from "../one_or_many.ts";
 import type { RowStream } from "../row_stream.ts";
 import { findAllContent, findStatement } from "./find_content.ts";
-import { saveContent, savesInOneStatement } from "./save_content.ts";
+import { saveContent } from "./save_content.ts";
 import { type ContentTable, contentTable } from "./tables.ts";
 
 // Over every type at once the compiler cannot pair a table's rows with its own endpoint's result;
@@ -34,7 +34,6 @@ export function findContentEndpoint(type: ContentTypeContract): EndpointHandler 
       result: (rows, body) => oneOrMany(body.id, rows) as FoundRows,
     },
     run: async ({ body, tx }) => await findAllContent(tx, table, body) as FoundRows | RowStream,
-    readOnly: true,
   });
 }
 
@@ -43,8 +42,6 @@ export function createContentEndpoint(type: ContentTypeContract): EndpointHandle
   const table: ContentTable = contentTable(type);
   const insertId = type.insertId;
   return endpoint(recordEndpointsOf(type), `create-${type.name}`, {
-    // A record in a content source is saved in one statement (save_content.ts).
-    oneRoundTrip: (body) => savesInOneStatement(table, body as Record<string, unknown>, insertId),
     run: async ({ body, tx }) => await saveContent(tx, table, body, insertId) as SavedRow,
   });
 }

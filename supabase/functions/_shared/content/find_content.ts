@@ -45,8 +45,7 @@ export async function findContent<S extends z.ZodObject>(
   body: FindFilters,
 ): Promise<z.input<S>[]> {
   const { text, params } = findStatement(table, body);
-  // Sent at once (execute): a handler may send more before it awaits this (`oneRoundTrip`).
-  const rows = await tx.unsafe(text, params as never[], { prepare: true }).execute();
+  const rows = await tx.unsafe(text, params as never[], { prepare: true });
   return rows as unknown as z.input<S>[];
 }
 
@@ -70,14 +69,10 @@ export async function findAllContent<S extends z.ZodObject>(
     // default rows are few still sorts them. JIT is off: compiling the walk took 500 ms.
     tx.unsafe(
       `select set_config('cursor_tuple_fraction', '0.001', true), set_config('jit', 'off', true)`,
-    )
-      .execute().catch(() => {}); // fails only with the transaction, whose error is reported below
+    );
   }
-  // Sent together (execute): the cursor is declared before the first fetch runs.
-  const declared = tx.unsafe(`declare find_rows no scroll cursor for ${text}`, params as never[])
-    .execute();
-  const first = tx.unsafe(`fetch forward ${FIRST_BATCH} from find_rows`).execute();
-  first.catch(() => {}); // fails when the declare does, whose error is the one reported
+  const declared = tx.unsafe(`declare find_rows no scroll cursor for ${text}`, params as never[]);
+  const first = tx.unsafe(`fetch forward ${FIRST_BATCH} from find_rows`);
   await declared;
   const rows = await first;
   if (rows.length < FIRST_BATCH) return rows as unknown as z.input<S>[];

@@ -32,31 +32,22 @@ export async function saveContent<S extends z.ZodObject>(
     throw fail("Missing required field: content_source_id");
   }
   const columns = Object.keys(values).map(ident);
-  if (savedInOneStatement(table, values, isInsert)) {
-    return isInsert
-      ? await insertInOneStatement(tx, table, values, columns)
-      : await updateInOneStatement(tx, table, values, columns, Number(id));
+  if (isInsert) return await insertInOneStatement(tx, table, values, columns);
+  if (columns.length > 0) {
+    return await updateInOneStatement(tx, table, values, columns, Number(id));
   }
-
-  // A save that writes no column: an insert of the defaults alone, or an update that changes
-  // nothing, where the record is only checked and read.
-  const target = `public.${ident(table.table)}`;
-  let savedId: number;
-  if (isInsert) {
-    const rows = await tx.unsafe(`insert into ${target} default values returning id`);
-    savedId = Number(rows[0]?.id);
-  } else {
-    savedId = Number(id);
-    const [row] = await tx.unsafe(
-      `select private.can_write_source(t.${ident(table.sourceColumn)}) as writable
-       from ${target} t where t.id = $1::bigint`,
-      [savedId],
-    );
-    if (!row) throw fail(`${capitalized(table.label)} not found`);
-    if (row.writable !== true) throw fail(`You do not have access to this ${table.label}`);
-  }
-  const [saved] = await findContent(tx, table, { id: savedId });
-  if (!saved) throw new Error(`Saved ${table.label} ${savedId} could not be read back`);
+  // An update that changes nothing: the record is only checked and read, both in one round trip.
+  const checked = tx.unsafe(
+    `select private.can_write_source(t.${ident(table.sourceColumn)}) as writable
+     from public.${ident(table.table)} t where t.id = $1::bigint`,
+    [Number(id)],
+  );
+  const found = findContent(tx, table, { id: Number(id) });
+  const [row] = await checked;
+  if (!row) throw fail(`${capitalized(table.label)} not found`);
+  if (row.writable !== true) throw fail(`You do not have access to this ${table.label}`);
+  const [saved] = await found;
+  if (!saved) throw new Error(`Saved ${table.label} ${id} could not be read back`);
   return saved;
 }
 
@@ -73,29 +64,6 @@ function writtenValues(
     values[column] = body[column];
   }
   return values;
-}
-
-/**
- * Whether a save is one statement (`insertInOneStatement`, `updateInOneStatement`): an insert of at
- * least one column, into a content source named by the body or of a content source itself, or an
- * update of at least one column.
- */
-export function savesInOneStatement(
-  table: ContentTable,
-  body: Record<string, unknown>,
-  newId?: number,
-): boolean {
-  const isInsert = insertsBody(body, newId);
-  return savedInOneStatement(table, writtenValues(table, body, isInsert), isInsert);
-}
-
-function savedInOneStatement(
-  table: ContentTable,
-  values: Record<string, unknown>,
-  isInsert: boolean,
-): boolean {
-  if (Object.keys(values).length === 0) return false;
-  return !isInsert || table.sourceColumn === "id" || values.content_source_id !== undefined;
 }
 
 /**
@@ -117,7 +85,8 @@ function insertsBody(body: Record<string, unknown>, newId?: number): boolean {
 /**
  * The source check, the insert and the row as stored, in one statement sent at once: when the
  * source is not readable or not writable, nothing is inserted and the refusal is named. A content
- * source itself is in no source: its policies alone decide.
+ * source itself is in no source: its policies alone decide (and a body of none of its columns
+ * inserts its defaults).
  */
 async function insertInOneStatement<S extends z.ZodObject>(
   tx: Tx,
@@ -127,6 +96,16 @@ async function insertInOneStatement<S extends z.ZodObject>(
 ): Promise<z.input<S>> {
   const target = `public.${ident(table.table)}`;
   const inSource = table.sourceColumn === "content_source_id";
+  const inserted = columns.length === 0 ? `insert into ${target} default values` : `
+       insert into ${target} (${columns.join(", ")})
+       select ${columns.map((c) => `r.${c}`).join(", ")}
+       from jsonb_populate_record(null::${target}, $1::jsonb) r, source
+       where source.readable and source.writable`;
+  const params = columns.length === 0
+    ? []
+    : inSource
+    ? [values as never, Number(values.content_source_id)]
+    : [values as never];
   const rows = await tx.unsafe(
     `with source as (
        select ${
@@ -134,17 +113,13 @@ async function insertInOneStatement<S extends z.ZodObject>(
         ? "private.can_read_source($2::bigint) as readable, private.can_write_source($2::bigint)"
         : "true as readable, true"
     } as writable
-     ), saved as (
-       insert into ${target} (${columns.join(", ")})
-       select ${columns.map((c) => `r.${c}`).join(", ")}
-       from jsonb_populate_record(null::${target}, $1::jsonb) r, source
-       where source.readable and source.writable
+     ), saved as (${inserted}
        returning ${storedColumns(table, "")}
      )
      select source.readable as "__readable", source.writable as "__writable", ${selectList(table)}
      from source left join saved t on true`,
-    inSource ? [values as never, Number(values.content_source_id)] : [values as never],
-  ).execute();
+    params,
+  );
   const [row] = rows;
   if (row?.__readable !== true) throw fail("Content source not found");
   if (row.__writable !== true) throw fail("You do not have access to this content source");
@@ -180,7 +155,7 @@ async function updateInOneStatement<S extends z.ZodObject>(
             exists (select from saved) as "__saved", ${selectList(table)}
      from (select) one left join saved t on true`,
     [values as never, id],
-  ).execute();
+  );
   const [row] = rows;
   if (row?.__found !== true) throw fail(`${capitalized(table.label)} not found`);
   if (row.__writable !== true || row.__saved !== true) {

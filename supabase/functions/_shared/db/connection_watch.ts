@@ -29,6 +29,27 @@ export class ConnectionWatch {
    */
   ended = false;
 
+  #firstFailure: unknown = undefined;
+
+  /** Notes a statement's failure: the first one is what the statements after it failed for. */
+  failed(error: unknown): void {
+    this.#firstFailure ??= error;
+  }
+
+  /**
+   * The error a transaction failed with: a statement refused because an earlier one failed
+   * (SQLSTATE 25P02) stands for that earlier failure, such as a check sent ahead of the work it
+   * guards.
+   */
+  get failure(): { error: unknown } | null {
+    return this.#firstFailure === undefined ? null : { error: this.#firstFailure };
+  }
+
+  firstFailure(error: unknown): unknown {
+    const aborted = (error as { code?: unknown } | null)?.code === "25P02";
+    return aborted && this.#firstFailure !== undefined ? this.#firstFailure : error;
+  }
+
   /** Notes whether `error` means the connection is gone; returns it. */
   seen(error: unknown): unknown {
     if (isConnectionError(error)) this.lost = true;
@@ -102,26 +123,47 @@ function refusalOf(watch: ConnectionWatch): Error | null {
   return null;
 }
 
+/** Whether a value is a postgres.js query (a statement, or a fragment of one). */
+function isQuery(value: unknown): value is postgres.PendingQuery<postgres.Row[]> {
+  return value instanceof Promise && "execute" in value && typeof value.execute === "function";
+}
+
 /**
- * The reservation as handlers see it: a query after its connection closed fails (503) at once,
- * and so does one sent after the transaction's COMMIT or ROLLBACK, or after it ended.
+ * The reservation as handlers see it:
+ * - a statement is sent as it is written, in the order written: a handler awaits answers, never
+ *   sends (postgres.js sends a query only once it is awaited, so two statements awaited together
+ *   would go out in the order their awaits reach them). A query written into another is a fragment
+ *   of it, never sent; it must be written into it in the same synchronous step;
+ * - a query after its connection closed fails (503) at once, and so does one sent after the
+ *   transaction's COMMIT or ROLLBACK, or after it ended.
  */
 export function guard(reserved: postgres.ReservedSql, watch: ConnectionWatch): Tx {
   const refuseIfLost = () => {
     const refusal = refusalOf(watch);
     if (refusal !== null) throw refusal;
   };
+  const fragments = new WeakSet<object>();
+  const watched = <Q>(query: Q, args: readonly unknown[]): Q => {
+    for (const arg of args.flat()) if (isQuery(arg)) fragments.add(arg);
+    const checked = refusedWhenSent(query, () => refusalOf(watch), (e) => watch.failed(e));
+    if (isQuery(checked)) {
+      queueMicrotask(() => {
+        if (!fragments.has(checked)) checked.execute();
+      });
+    }
+    return checked;
+  };
   return new Proxy(reserved, {
     apply(target, self, args) {
       refuseIfLost();
-      return refusedWhenSent(Reflect.apply(target, self, args), () => refusalOf(watch));
+      return watched(Reflect.apply(target, self, args), args.slice(1));
     },
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (property !== "unsafe" || typeof value !== "function") return value;
       return (...args: Parameters<typeof target.unsafe>) => {
         refuseIfLost();
-        return refusedWhenSent(target.unsafe(...args), () => refusalOf(watch));
+        return watched(target.unsafe(...args), args[1] ?? []);
       };
     },
   });

@@ -14,9 +14,9 @@ export type SendAhead = (text: string, params: unknown[]) => Promise<postgres.Ro
 /** How a transaction runs. */
 export interface TransactionOptions {
   /**
-   * COMMIT is sent right behind what `fn` sends before its first await, in the same write: a
-   * transaction of one round trip. `fn` may send nothing after that (it fails if it tries); if
-   * anything in the transaction failed, Postgres answers the COMMIT with a rollback.
+   * COMMIT is sent right behind what `fn` sends before it awaits any answer: a transaction of one
+   * round trip. `fn` may send nothing after that (it fails if it tries); if anything in the
+   * transaction failed, Postgres answers the COMMIT with a rollback.
    */
   commitAhead?: boolean;
   /** The opener also asks for cached generic plans for the rest of the transaction. */
@@ -99,20 +99,28 @@ export async function inTransaction<O extends postgres.Row[], T>(
       }
     }
     const tx = guard(reserved, watch);
-    // Called now, so what `fn` sends before its first await precedes a COMMIT sent ahead; a throw
-    // becomes its rejection, answered by the rollback below like any failure of `fn`.
+    // A throw becomes its rejection, answered by the rollback below like any failure of `fn`.
     const running = (async () => await fn(tx))();
+    let failedEarly = false;
+    running.catch(() => (failedEarly = true));
     let committed: Promise<unknown> | null = null;
     if (options.commitAhead) {
-      watch.sealed = true;
-      committed = reserved.unsafe("commit").execute();
-      committed.catch(() => {});
+      // The statements `fn` wrote before its first await are sent in the microtasks their writing
+      // queued (`guard`); the COMMIT follows them in the same write, unless `fn` failed already.
+      await null;
+      if (!failedEarly) {
+        watch.sealed = true;
+        committed = reserved.unsafe("commit").execute();
+        committed.catch(() => {});
+      }
     }
     let outcome: { value: T } | { error: unknown };
     try {
       outcome = { value: await Promise.race([running, deadline]) };
+      // A statement the handler sent and never awaited failed: the transaction failed with it.
+      outcome = watch.failure ?? outcome;
     } catch (error) {
-      outcome = { error: watch.seen(error) };
+      outcome = { error: watch.seen(watch.firstFailure(error)) };
     }
     const started = await Promise.race([
       Promise.allSettled([begun, opening, limited]),
@@ -156,6 +164,9 @@ export async function inTransaction<O extends postgres.Row[], T>(
         throw watch.seen(e);
       });
     }
+    // Postgres answers the COMMIT of a transaction in which a statement failed with a rollback.
+    const failure = watch.failure;
+    if (failure) throw failure.error;
     return { value: outcome.value, opened: await opening };
   } finally {
     if (watch.lost) dropAhead(connectionError("The database connection was lost"));

@@ -56,7 +56,7 @@ export async function selectContentUpdates(
     order by cu.id`,
     [ids, filter.user_id ?? null, filter.state ?? null, from, to] as never[],
     { prepare: true },
-  ).execute();
+  );
 }
 
 /** A new proposal, and the names the moderation bot's message shows beside it. */
@@ -95,7 +95,7 @@ export async function insertContentUpdate(
       body.content_source_id,
     ] as never[],
     { prepare: true },
-  ).execute();
+  );
   if (!row) return null;
   const { submitter_name, source_name, ...proposal } = row;
   return { proposal, submitterName: submitter_name, sourceName: source_name };

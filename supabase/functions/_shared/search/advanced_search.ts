@@ -238,6 +238,6 @@ export async function advancedSearch(tx: Tx, body: SearchDataBody): Promise<Adva
   const result: AdvancedResult = emptyResult();
   const statement = advancedStatement(body);
   if (!statement) return result;
-  const rows = await tx.unsafe(statement.text, statement.values as never[]).execute();
+  const rows = await tx.unsafe(statement.text, statement.values as never[]);
   return { ...result, [statement.table.bucket]: rows };
 }

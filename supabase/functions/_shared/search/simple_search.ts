@@ -77,7 +77,6 @@ export async function simpleSearch(tx: Tx, input: SimpleSearchInput): Promise<Si
   const statement = simpleStatement(input);
   if (!statement) return emptyResult();
   // The text is the same for every simple search, so its plan is kept per connection.
-  const [row] = await tx.unsafe(statement.text, statement.values as never[], { prepare: true })
-    .execute();
+  const [row] = await tx.unsafe(statement.text, statement.values as never[], { prepare: true });
   return row as unknown as SimpleResult;
 }

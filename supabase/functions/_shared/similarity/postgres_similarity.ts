@@ -73,7 +73,7 @@ export class PostgresSimilarity implements SimilarityBackend {
     const rows = await tx.unsafe<{ n: number }[]>(
       `select count(*)::int as n from public.${table} where id = any($1::bigint[])`,
       [request.ids],
-    ).execute();
+    );
     return rows[0]?.n ?? 0;
   }
 
@@ -149,7 +149,7 @@ export class PostgresSimilarity implements SimilarityBackend {
        from ranked r join (${lookups.join(" union all ")}) m using (_type, id)
        order by r.distance, r._type, r.id`,
       params,
-    ).execute();
+    );
     return rows.map((r) => ({
       data: withZuluTimestamps(r.data),
       distance: Math.max(0, Math.min(1, r.distance)),

@@ -10,7 +10,7 @@ import { PostgresSimilarity } from "./postgres_similarity.ts";
  * Ranks content by similarity to a query. The endpoints depend only on this, so an embeddings
  * backend (pgvector with an embeddings provider) can replace the Postgres ranking later.
  * Both calls run in the caller's transaction, so the read policies decide what is seen. Each sends
- * all it sends before it awaits an answer (the endpoints commit ahead: `oneRoundTrip`).
+ * all its statements before it awaits an answer.
  */
 export interface SimilarityBackend {
   /** Which backend this is, for logs and docs. */
