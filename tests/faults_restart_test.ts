@@ -65,6 +65,7 @@ Deno.test({
       server = await ServerProcess.start({
         DATABASE_URL: cluster.url,
         DATABASE_POOL_SIZE: "10",
+        // Warnings and errors only: a 500's cause is then in the failure's message.
         LOG_LEVEL: "silent",
       });
       const sql = postgres(cluster.url, { max: 1, onnotice: () => {} });
@@ -110,7 +111,11 @@ Deno.test({
       const summary = JSON.stringify(Object.fromEntries(tally.answered));
       equal(tally.hung, 0, `requests left unanswered: ${tally.hung} (answered ${summary})`);
       for (const status of tally.answered.keys()) {
-        ok(status === 200 || status === 503, `only successes and 503s: ${summary}`);
+        const unhandled = server.output.split("\n").filter((l) => l.includes("unhandled"));
+        ok(
+          status === 200 || status === 503,
+          `only successes and 503s: ${summary}\n${unhandled.slice(0, 5).join("\n")}`,
+        );
       }
 
       // A second outage, then SIGTERM while it lasts: the process exits within its drain timeout.
