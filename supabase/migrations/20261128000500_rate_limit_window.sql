@@ -17,16 +17,29 @@ create unlogged table private.rate_limit_hits (
 create index rate_limit_hits_fixed_window on private.rate_limit_hits (fixed_window);
 revoke all on private.rate_limit_hits from public;
 
+-- The requests the window refused, for a minute. A write's transaction travels right behind its
+-- count, in the same write, and its first statement asks here (private.assert_within_budget)
+-- instead of waiting for the count's answer: a refused write never runs, and an admitted one
+-- waits for no round trip of its own.
+create unlogged table private.rate_limit_refusals (
+  request_id uuid primary key,
+  refused_at timestamptz not null default now()
+);
+create index rate_limit_refusals_refused_at on private.rate_limit_refusals (refused_at);
+revoke all on private.rate_limit_refusals from public;
+
 -- Counts one request of `key` against `tokens` per `window_ms` at `now_ms`, as the library's
 -- script does: refused (remaining -1, nothing counted) when the weighted previous window and the
 -- current one hold `tokens` already; otherwise counted, and what is left after it. The upsert
 -- takes the row's lock, so concurrent requests are counted one after another. Each row a call
--- adds drops up to two rows of windows past: stale rows never outnumber the live ones.
+-- adds drops up to two rows of windows past: stale rows never outnumber the live ones. A refusal
+-- of a request that names its id is kept for private.assert_within_budget.
 create function private.take_rate_limit(
   key text,
   tokens integer,
   window_ms integer,
-  now_ms bigint default (extract(epoch from clock_timestamp()) * 1000)::bigint
+  now_ms bigint default (extract(epoch from clock_timestamp()) * 1000)::bigint,
+  request_id uuid default null
 ) returns table (remaining integer, reset_ms bigint)
 language plpgsql volatile security definer set search_path = '' as $$
 declare
@@ -48,11 +61,34 @@ begin
       select s.ctid from private.rate_limit_hits s where s.fixed_window < current_window - 1
       limit 2 for update skip locked));
   end if;
+  if counted is null and request_id is not null then
+    insert into private.rate_limit_refusals (request_id) values (take_rate_limit.request_id)
+    on conflict do nothing;
+    delete from private.rate_limit_refusals r where r.ctid = any(array(
+      select s.ctid from private.rate_limit_refusals s
+      where s.refused_at < now() - interval '1 minute' limit 2 for update skip locked));
+  end if;
   remaining := case when counted is null then -1 else tokens - (counted + in_previous) end;
   reset_ms := (current_window + 1) * window_ms;
   return next;
 end;
 $$;
-revoke all on function private.take_rate_limit(text, integer, integer, bigint) from public;
-grant execute on function private.take_rate_limit(text, integer, integer, bigint)
+revoke all on function private.take_rate_limit(text, integer, integer, bigint, uuid) from public;
+grant execute on function private.take_rate_limit(text, integer, integer, bigint, uuid)
   to api_authenticator;
+
+-- Refuses the transaction of a request its count refused (SQLSTATE PT429, PostgREST's convention
+-- for an HTTP status): the first statement of a write whose count travels ahead of it.
+create function private.assert_within_budget(request_id uuid) returns void
+language plpgsql stable security definer set search_path = '' as $$
+begin
+  if exists (
+    select from private.rate_limit_refusals r where r.request_id = assert_within_budget.request_id
+  ) then
+    raise exception using errcode = 'PT429', message = 'Rate limit exceeded';
+  end if;
+end;
+$$;
+revoke all on function private.assert_within_budget(uuid) from public;
+grant execute on function private.assert_within_budget(uuid)
+  to anon, authenticated, service_role;

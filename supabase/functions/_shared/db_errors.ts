@@ -1,4 +1,4 @@
-import { Fail, fail, Unavailable } from "./envelope.ts";
+import { Fail, fail, type RefusalStatus, Unavailable } from "./envelope.ts";
 
 interface PgErrorFields {
   code?: string;
@@ -23,6 +23,13 @@ const CONNECTION_CODES = new Set([
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
 ]);
+
+/** PostgREST's convention: a function raises SQLSTATE PTxxx to answer with HTTP status xxx. */
+const STATUS_CODES: Readonly<Record<string, RefusalStatus>> = {
+  PT401: 401,
+  PT403: 403,
+  PT429: 429,
+};
 
 /** Whether an error means the database connection is gone (not a refusal of one statement). */
 export function isConnectionError(e: unknown): boolean {
@@ -53,10 +60,8 @@ export function mapDatabaseError(e: unknown): unknown {
   const code = err.code ?? "";
   // 57014: cancelled by the statement timeout (or a shutdown); the caller may retry later.
   if (isConnectionError(e) || code === "57014") return new Unavailable(e);
-  // PostgREST's convention: a function raises SQLSTATE PTxxx to answer with HTTP status xxx.
-  if (code === "PT401" || code === "PT403") {
-    return new Fail(err.message ?? "Not allowed", code === "PT401" ? 401 : 403);
-  }
+  const status = STATUS_CODES[code];
+  if (status !== undefined) return new Fail(err.message ?? "Not allowed", status);
   switch (code) {
     case "P0001": // raise exception from our triggers and functions: written for people
       return fail(err.message ?? "Request refused", parseDetail(err.detail));

@@ -36,6 +36,7 @@ import {
 import { log } from "./log.ts";
 import { rateLimitHeaders } from "./rate_limit/buckets.ts";
 import { countRequest, Verdict } from "./rate_limit/verdict.ts";
+import { assertWithinBudget } from "./rate_limit/database_window.ts";
 import { hasSmallBody, parseJsonBody, readBodyCapped } from "./read_body.ts";
 import { refusals } from "./refusals.ts";
 import { sha256Hex } from "./sha256.ts";
@@ -211,7 +212,7 @@ function pipeline<S extends z.ZodType, R extends z.ZodType>(
         serviceSecretFor(spec),
         clientIp,
       );
-      verdict = new Verdict(credential.buckets, spec.rateLimitStore);
+      verdict = new Verdict(credential.buckets, requestId, spec.rateLimitStore);
       // A small POST's database work starts while its budget is checked (a write's statement only
       // once it is known), unless the caller was refused a moment ago; anything else waits first.
       const overlaps = spec.database !== false && spec.actsOutsideDatabase !== true &&
@@ -404,14 +405,19 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   const readOnly = spec.effect === "read";
   // A keyed request's answer is kept right before its COMMIT (`withCommit`).
   const commitAhead = !readOnly && retryable === null && spec.actsOutsideDatabase !== true;
-  // A write sends its first statement once the budget is known: it starts then, or, when its
-  // count travels ahead of its BEGIN, right after the count's answer. A read is answered once it is.
-  if (!readOnly && !verdict.ridesAhead) await verdict.headers();
-  const { value: outcome, actedAs } = await transactionAs(credential, verdict, handle, {
+  // A refused write must not run. When its count travels ahead of its BEGIN, its first statement
+  // refuses it if the count did; otherwise (Upstash) it starts once the verdict is known. A read
+  // is answered once the verdict is.
+  const guarded = !readOnly && verdict.ridesAhead;
+  if (!readOnly && !guarded) await verdict.headers();
+  const withinBudget = !guarded ? handle : (tx: Tx): Promise<Outcome> => {
+    assertWithinBudget(tx, base.requestId);
+    return handle(tx);
+  };
+  const { value: outcome, actedAs } = await transactionAs(credential, verdict, withinBudget, {
     characterId,
     commitAhead,
     readOnly,
-    beforeWork: readOnly ? undefined : () => verdict.headers(),
     withCommit: retryable === null
       ? undefined
       : (tx) => answered === null ? null : rememberAnswer(tx, retryable, 200, answered),

@@ -31,6 +31,14 @@ export class ConnectionWatch {
 
   #firstFailure: unknown = undefined;
 
+  /**
+   * Notes a statement's answer: one without the command Postgres completed was never run (a
+   * connection that ended answered it with nothing), and the connection is treated as lost.
+   */
+  answered(rows: unknown): void {
+    if ((rows as { command?: unknown } | null)?.command === undefined) this.lost = true;
+  }
+
   /** Notes a statement's failure: the first one is what the statements after it failed for. */
   failed(error: unknown): void {
     this.#firstFailure ??= error;
@@ -145,8 +153,10 @@ export function guard(reserved: postgres.ReservedSql, watch: ConnectionWatch): T
   const fragments = new WeakSet<object>();
   const watched = <Q>(query: Q, args: readonly unknown[]): Q => {
     for (const arg of args.flat()) if (isQuery(arg)) fragments.add(arg);
-    const checked = refusedWhenSent(query, () => refusalOf(watch), (e) => watch.failed(e));
+    const checked = refusedWhenSent(query, () => refusalOf(watch));
     if (isQuery(checked)) {
+      // Promise's own `then`, which hears the outcome first and sends nothing (the query's sends).
+      Promise.prototype.then.call(checked, (rows) => watch.answered(rows), (e) => watch.failed(e));
       queueMicrotask(() => {
         if (!fragments.has(checked)) checked.execute();
       });

@@ -621,21 +621,14 @@ function isSendable(value: unknown): value is Sendable {
 
 /**
  * `query`, failing with `refusal()` instead of being sent if that names a reason when postgres.js
- * sends it (a microtask after `then`, so after `await`, or on `execute`); `failed` hears the error
- * of a query that was sent. Anything that is not a query (a fragment's helper) is returned as it is.
+ * sends it (a microtask after `then`, so after `await`, or on `execute`). Anything that is not a
+ * query (a fragment's helper) is returned as it is.
  */
-export function refusedWhenSent<T>(
-  query: T,
-  refusal: () => Error | null,
-  failed: (error: unknown) => void,
-): T {
+export function refusedWhenSent<T>(query: T, refusal: () => Error | null): T {
   if (!isSendable(query)) return query;
   const send = query.handle.bind(query);
   query.handle = () => {
-    if (query.executed) return send();
-    // Promise's own `then`: the query's would send it again.
-    Promise.prototype.then.call(query, undefined, failed);
-    const refused = refusal();
+    const refused = query.executed ? null : refusal();
     if (refused === null) return send();
     query.executed = true;
     query.reject(refused);

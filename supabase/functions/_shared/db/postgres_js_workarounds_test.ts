@@ -250,7 +250,6 @@ Deno.test({
       const checked = refusedWhenSent(
         first`select 1`,
         () => released ? new Error("The reservation was released") : null,
-        () => {},
       );
       first.release();
       released = true;

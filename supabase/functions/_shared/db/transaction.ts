@@ -33,12 +33,6 @@ export interface TransactionOptions {
    */
   ahead?: ((send: SendAhead, lost: Promise<never>) => void) | undefined;
   /**
-   * Awaited once BEGIN and the opener are sent, before `fn` sends anything (a write waits for the
-   * rate limiter's verdict): if it throws, the transaction is rolled back and its error is the
-   * answer.
-   */
-  beforeWork?: (() => Promise<unknown>) | undefined;
-  /**
    * A statement sent right before COMMIT, in the same write, once `fn` has finished (an
    * Idempotency-Key's answer, kept with the work it answers). If it
    * fails, Postgres answers the COMMIT with a rollback and its error is the transaction's. Not with
@@ -78,6 +72,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
     );
     const begun = reserved.unsafe("begin", [], watch.options).execute();
     const opening = open(reserved).execute();
+    opening.then((rows) => watch.answered(rows), () => {});
     // After the opener, which may note an API key's use; a read-only mode may be set at any point.
     const limited = options.readOnly
       ? reserved.unsafe("set transaction read only").execute()
@@ -87,17 +82,6 @@ export async function inTransaction<O extends postgres.Row[], T>(
     opening.catch(() => {});
     limited.catch(() => {});
 
-    if (options.beforeWork) {
-      try {
-        await Promise.race([options.beforeWork(), deadline]);
-      } catch (denied) {
-        watch.sealed = true;
-        if (!watch.lost) {
-          await Promise.race([reserved.unsafe("rollback"), deadline]).catch(() => {});
-        }
-        throw denied;
-      }
-    }
     const tx = guard(reserved, watch);
     // A throw becomes its rejection, answered by the rollback below like any failure of `fn`.
     const running = (async () => await fn(tx))();
@@ -132,9 +116,13 @@ export async function inTransaction<O extends postgres.Row[], T>(
       // sent ahead of it refused) may send nothing after this.
       watch.sealed = true;
       const ending = committed ?? reserved.unsafe("rollback");
-      if (!watch.lost) await Promise.race([ending, deadline]).catch(() => {});
+      if (!watch.lost) await Promise.race([ending, deadline]).catch((e) => watch.seen(e));
+      // A connection lost meanwhile may have answered statements it never ran (with no rows):
+      // what the handler made of them is not the answer.
+      if (watch.lost) throw connectionError("The database connection was lost");
       throw watch.seen(refusal ?? ("error" in outcome ? outcome.error : undefined));
     }
+    if (watch.lost) throw connectionError("The database connection was lost");
     if (!committed && outcome.value instanceof Held) {
       const opened = await opening;
       outcome.value.attach(holdOpen(reserved, watch, give, outcome.value));
@@ -156,9 +144,11 @@ export async function inTransaction<O extends postgres.Row[], T>(
     const recorded = committed ? null : options.withCommit?.(tx)?.execute() ?? null;
     recorded?.catch(() => {});
     watch.sealed = true;
-    await Promise.race([committed ?? reserved.unsafe("commit"), deadline]).catch((e) => {
-      throw watch.seen(e);
-    });
+    const ended = await Promise.race([committed ?? reserved.unsafe("commit"), deadline]).catch(
+      (e) => {
+        throw watch.seen(e);
+      },
+    );
     if (recorded) {
       await Promise.race([recorded, deadline]).catch((e) => {
         throw watch.seen(e);
@@ -167,6 +157,11 @@ export async function inTransaction<O extends postgres.Row[], T>(
     // Postgres answers the COMMIT of a transaction in which a statement failed with a rollback.
     const failure = watch.failure;
     if (failure) throw failure.error;
+    // Anything but COMMIT's own answer (a connection that ended answered it with nothing) leaves
+    // the write's fate unknown.
+    if ((ended as { command?: string }).command !== "COMMIT") {
+      throw connectionError("The database did not confirm the COMMIT");
+    }
     return { value: outcome.value, opened: await opening };
   } finally {
     if (watch.lost) dropAhead(connectionError("The database connection was lost"));

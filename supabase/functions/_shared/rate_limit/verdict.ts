@@ -6,7 +6,8 @@
  * answers; otherwise in the database (`database_window.ts`), which every instance shares and every
  * request reaches anyway. There the count is an autocommitted statement of its own, sent on the
  * request's connection ahead of its transaction in the same write (`sendAhead`), so it costs no
- * round trip and counts whatever becomes of the transaction. Endpoints that say `in_process` count
+ * round trip and counts whatever becomes of the transaction; a write's transaction then asks
+ * whether it was refused (`assertWithinBudget`) rather than wait for its answer. Endpoints that say `in_process` count
  * in this instance alone.
  */
 import type { RateLimitStore } from "@shared/contract/entry.ts";
@@ -53,10 +54,14 @@ function upstashAnswers(): boolean {
   return upstash !== null && Date.now() >= upstashDownUntil;
 }
 
-/** A connection about to carry a transaction, and what rejects if it is lost meanwhile. */
+/**
+ * A connection about to carry a transaction, what rejects if it is lost meanwhile, and the request
+ * whose refusal the database keeps for the transaction to find.
+ */
 interface Ahead {
   send: SendAhead;
   lost: Promise<never>;
+  requestId: string;
 }
 
 /** Sends a statement through the pool, on a connection of its own. */
@@ -99,7 +104,7 @@ async function countShared(
     on = null; // its transaction has gone on without the count
   }
   if (on === null) return await countInDatabase(sendAlone, kind, key);
-  return await Promise.race([countInDatabase(on.send, kind, key), on.lost]);
+  return await Promise.race([countInDatabase(on.send, kind, key, on.requestId), on.lost]);
 }
 
 /**
@@ -142,7 +147,11 @@ export class Verdict {
   readonly #buckets: readonly Bucket[];
   #headers: Promise<Record<string, string>> | null = null;
 
-  constructor(buckets: readonly Bucket[], readonly store: RateLimitStore = "shared") {
+  constructor(
+    buckets: readonly Bucket[],
+    readonly requestId: string,
+    readonly store: RateLimitStore = "shared",
+  ) {
     this.#buckets = buckets;
     // Hashing is skipped on the usual path, where no bucket has been refused lately.
     this.refusedRecently = refusedLately.size > 0 &&
@@ -161,7 +170,7 @@ export class Verdict {
    * unless it went to a store already.
    */
   sendAhead(send: SendAhead, lost: Promise<never>): void {
-    if (this.#headers === null) this.#count({ send, lost });
+    if (this.#headers === null) this.#count({ send, lost, requestId: this.requestId });
   }
 
   /** The budget's headers when the request is within it; its 429 refusal otherwise. */
