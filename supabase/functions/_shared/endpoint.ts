@@ -81,16 +81,18 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
    */
   characterGrant?: (body: z.output<S>) => number | undefined;
   /**
-   * The handler; it may return `afterCommit(step)` to finish after its transaction commits, or a
-   * `RowStream` to send its rows while the transaction stays open. An endpoint declares this,
-   * `read`, or both (`read` for the bodies its `when` names, this for the rest). A handler of an
-   * entry whose effect is `read` runs in a read-only transaction (Postgres refuses any write in
-   * it). Any other sends all its statements before it awaits an answer, and its transaction
-   * commits right behind them; a decision that needs an answer first belongs in SQL.
+   * The handler: it sends all its statements before it awaits an answer, and its transaction
+   * commits right behind them (a decision that needs an answer first belongs in SQL). It may return
+   * `afterCommit(step)` to finish after its transaction commits. An entry whose effect is `read`
+   * runs in a read-only transaction (Postgres refuses any write in it). An endpoint declares this
+   * or `stream`, `read`, or `read` with one of them (`read` for the bodies its `when` names).
    */
-  run?: (
-    ctx: DbHandlerContext<z.output<S>>,
-  ) => Promise<z.input<R> | AfterCommit<z.input<R>> | RowStream>;
+  run?: (ctx: DbHandlerContext<z.output<S>>) => Promise<z.input<R> | AfterCommit<z.input<R>>>;
+  /**
+   * A find whose answer may be too long to hold: it returns its rows, or a `RowStream` that sends
+   * them while its read-only transaction stays open, and commits once the answer is whole.
+   */
+  stream?: (ctx: DbHandlerContext<z.output<S>>) => Promise<z.input<R> | RowStream>;
   /**
    * For a handler that is one read statement: that statement and how its rows become the result,
    * sent with its transaction's opener and COMMIT in one round trip.
@@ -167,11 +169,13 @@ export function endpoint<
   // ServerSide pairs a plain server side with the entries that say `database: false` only.
   const spec = { ...area[name], ...server } as EndpointSpec<z.ZodType, z.ZodType>;
   if (spec.database !== false) {
-    if (spec.run === undefined && spec.read === undefined) {
-      throw new Error(`${name} declares neither run nor read`);
+    const handlers = [spec.run, spec.stream].filter((h) => h !== undefined).length;
+    if (handlers > 1) throw new Error(`${name} declares both run and stream`);
+    if (handlers === 0 && spec.read === undefined) {
+      throw new Error(`${name} declares no run, stream or read`);
     }
-    if (spec.run === undefined && spec.read?.when) {
-      throw new Error(`${name}: a read for some bodies only needs a run for the others`);
+    if (handlers === 0 && spec.read?.when) {
+      throw new Error(`${name}: a read for some bodies only needs a run or stream for the others`);
     }
     if (spec.read && spec.characterGrant) {
       throw new Error(`${name}: a one-statement read cannot target a character grant`);
@@ -374,8 +378,8 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
     );
     return read.result(rows, base.body);
   }
-  const run = spec.run;
-  if (!run) throw new Error("An endpoint without `run` must read every body it takes");
+  const run = spec.run ?? spec.stream;
+  if (!run) throw new Error("An endpoint without `run` or `stream` must read every body it takes");
   const caller = { kind: credential.kind };
   type Outcome = z.input<R> | AfterCommit<z.input<R>> | RowStream;
   const work = (tx: Tx): Promise<Outcome> => run({ ...base, caller, tx });
@@ -403,8 +407,10 @@ async function runInTransaction<S extends z.ZodType, R extends z.ZodType>(
   };
   const characterId = spec.characterGrant?.(base.body) ?? null;
   const readOnly = spec.effect === "read";
-  // A keyed request's answer is kept right before its COMMIT (`withCommit`).
-  const commitAhead = !readOnly && retryable === null && spec.actsOutsideDatabase !== true;
+  // A stream's transaction stays open; a keyed request's answer is kept right before its COMMIT
+  // (`withCommit`).
+  const commitAhead = spec.stream === undefined && retryable === null &&
+    spec.actsOutsideDatabase !== true;
   // A refused write must not run. When its count travels ahead of its BEGIN, its first statement
   // refuses it if the count did; otherwise (Upstash) it starts once the verdict is known. A read
   // is answered once the verdict is.

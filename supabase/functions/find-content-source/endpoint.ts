@@ -21,5 +21,5 @@ export const handler = endpoint(contentRecordEndpoints(contentSourceType), "find
     result: (rows, body) =>
       (body.external_id !== undefined ? rows[0] ?? null : oneOrMany(body.id, rows)) as Found,
   },
-  run: async ({ body, tx }) => await findAllContent(tx, table, body),
+  stream: async ({ body, tx }) => await findAllContent(tx, table, body),
 });

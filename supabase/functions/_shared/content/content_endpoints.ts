@@ -33,7 +33,7 @@ export function findContentEndpoint(type: ContentTypeContract): EndpointHandler 
       statement: (body) => findStatement(table, body),
       result: (rows, body) => oneOrMany(body.id, rows) as FoundRows,
     },
-    run: async ({ body, tx }) => await findAllContent(tx, table, body) as FoundRows | RowStream,
+    stream: async ({ body, tx }) => await findAllContent(tx, table, body) as FoundRows | RowStream,
   });
 }
 
