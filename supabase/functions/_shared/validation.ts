@@ -121,3 +121,19 @@ function editDistance(a: string, b: string): number {
   }
   return previous[b.length]!;
 }
+
+/** Data checked against an endpoint's result schema: a mismatch is the server's error (500). */
+export function checkedResult(schema: z.ZodType, data: unknown): unknown {
+  const checked = schema.safeParse(data);
+  if (!checked.success) {
+    throw new Error(`Response does not match the result schema: ${checked.error.message}`);
+  }
+  return checked.data;
+}
+
+/** A batch of a streamed list, checked as the result schema checks a whole list. */
+export function checkedList(schema: z.ZodType, batch: readonly unknown[]): unknown[] {
+  const checked = checkedResult(schema, batch);
+  if (!Array.isArray(checked)) throw new Error("A streamed answer's schema must take a list");
+  return checked;
+}
