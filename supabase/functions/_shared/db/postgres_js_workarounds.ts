@@ -19,8 +19,9 @@
  * 3. A terminated backend's error reported to the next caller of the reconnected connection:
  *    `repairReading` (2). No upstream issue found; shown by tests/faults_connection_test.ts
  *    (about one run in eight without it). Delete when that test stays green without it. The
- *    ReadyForQuery it supplies can complete a statement in flight with no rows and no command:
- *    the transaction runner takes such an answer for a lost connection (`ConnectionWatch`).
+ *    ReadyForQuery it supplies is the likely source of statements completed with no rows and no
+ *    command while Postgres restarts (tests/faults_restart_test.ts saw them as 500s): the
+ *    transaction runner takes such an answer for a lost connection (`ConnectionWatch`).
  * 4. A write cancelled as the connection ends leaves the connection unable to write (or, under
  *    Deno 2.1's timers, writes to a dropped socket and ends the process): `endsAfterWrites`
  *    (porsager/postgres#1066, #1154; denoland/deno#34667). Without it (and so without the end
