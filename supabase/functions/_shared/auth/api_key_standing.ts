@@ -1,5 +1,5 @@
 import type { Fail } from "../envelope.ts";
-import { ExpiringMap } from "../expiring_map.ts";
+import { BoundedMap } from "../bounded_map.ts";
 
 /**
  * What this process has learnt about API keys (by hash) from the database, and about client
@@ -26,9 +26,9 @@ export type KeyStanding = { kind: "resolved" } | { kind: "unresolved" } | {
 const REMEMBER_MS = 10 * 60_000;
 const MAX_ENTRIES = 10_000;
 
-const resolved = new ExpiringMap<string, true>(MAX_ENTRIES);
-const refused = new ExpiringMap<string, Fail>(MAX_ENTRIES);
-const spentAddresses = new ExpiringMap<string, true>(MAX_ENTRIES);
+const resolved = new BoundedMap<string, true>(MAX_ENTRIES);
+const refused = new BoundedMap<string, Fail>(MAX_ENTRIES);
+const spentAddresses = new BoundedMap<string, true>(MAX_ENTRIES);
 
 /** What is known about the key with this hash. */
 export function standingOf(keyHash: string): KeyStanding {
@@ -40,13 +40,13 @@ export function standingOf(keyHash: string): KeyStanding {
 
 /** Notes that the database resolved the key. */
 export function noteResolved(keyHash: string): void {
-  resolved.set(keyHash, true, Date.now() + REMEMBER_MS);
+  resolved.set(keyHash, true, { until: Date.now() + REMEMBER_MS });
 }
 
 /** Notes that the database refused the key (unknown, or its client deleted). */
 export function noteRefused(keyHash: string, refusal: Fail): void {
   resolved.delete(keyHash);
-  refused.set(keyHash, refusal, Date.now() + REMEMBER_MS);
+  refused.set(keyHash, refusal, { until: Date.now() + REMEMBER_MS });
 }
 
 /** Whether the address's budget was spent when the limiter last answered for it. */
@@ -60,5 +60,5 @@ export function noteAddressWindow(
   window: { success: boolean; reset: number },
 ): void {
   if (window.success) spentAddresses.delete(address);
-  else spentAddresses.set(address, true, window.reset);
+  else spentAddresses.set(address, true, { until: window.reset });
 }

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { env } from "../env.ts";
 import { Fail, Unavailable } from "../envelope.ts";
 import { refusals } from "../refusals.ts";
-import { ByteCappedCache } from "../byte_capped_cache.ts";
+import { BoundedMap } from "../bounded_map.ts";
 
 /** The claims a request runs under, as PostgREST would set them in `request.jwt.claims`. */
 export const Claims = z.looseObject({
@@ -94,7 +94,7 @@ export async function verifyToken(token: string): Promise<VerifiedToken> {
     throw refusals.expired();
   }
   const verified = checkClaims(await verifySignature(token));
-  verifiedTokens.set(token, Object.freeze(verified), heldBytes(token, verified));
+  verifiedTokens.set(token, Object.freeze(verified), { weight: heldBytes(token, verified) });
   return verified;
 }
 
@@ -112,7 +112,7 @@ export async function verifyAccessToken(token: string): Promise<Claims> {
  * (10,000 valid tokens of 11 KB held 188 MB when entries were counted), oldest out first, and
  * expiry is checked on every use as jose checks it (valid while `exp` is after now).
  */
-const verifiedTokens = new ByteCappedCache<string, Readonly<VerifiedToken>>(
+const verifiedTokens = new BoundedMap<string, Readonly<VerifiedToken>>(
   VERIFIED_TOKENS_MAX_BYTES,
 );
 

@@ -16,7 +16,7 @@ import type { Bucket } from "../auth/credential.ts";
 import { sql } from "../db/pool.ts";
 import type { SendAhead } from "../db/transaction.ts";
 import { env } from "../env.ts";
-import { ExpiringMap } from "../expiring_map.ts";
+import { BoundedMap } from "../bounded_map.ts";
 import { log } from "../log.ts";
 import { refusals } from "../refusals.ts";
 import { sha256Hex } from "../sha256.ts";
@@ -112,14 +112,14 @@ async function countShared(
  * caller over budget costs at most one transaction per second per instance, not one per request.
  */
 const REFUSAL_MEMORY_MS = 1_000;
-const refusedLately = new ExpiringMap<string, true>(10_000);
+const refusedLately = new BoundedMap<string, true>(10_000);
 
 function remembered(bucket: Bucket): string {
   return sha256Hex(`${bucket.kind}:${bucket.identifier}`);
 }
 
 function rememberRefusal(bucket: Bucket): void {
-  refusedLately.set(remembered(bucket), true, Date.now() + REFUSAL_MEMORY_MS);
+  refusedLately.set(remembered(bucket), true, { until: Date.now() + REFUSAL_MEMORY_MS });
 }
 
 /**
