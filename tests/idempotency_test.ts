@@ -359,3 +359,21 @@ test("a failed statement is the transaction's error, awaited or not, and outrank
     (e: { code?: string }) => e.code === "22012",
   );
 });
+
+test("a handler that fails before its first await commits nothing it wrote", async () => {
+  const { inTransaction } = await import("../supabase/functions/_shared/db/transaction.ts");
+  const requestId = crypto.randomUUID();
+  await rejects(
+    // deno-lint-ignore require-await
+    inTransaction((tx) => tx`select 1`, async (tx) => {
+      // A write the pool's login role may make: a rate-limit count that keeps its verdict.
+      tx`select private.take_rate_limit(${`early-${requestId}`}::text, 5::integer, 60000::integer,
+                                        request_id => ${requestId}::uuid)`;
+      throw new Error("refused before any answer");
+    }, { commitAhead: true }),
+    /refused before any answer/,
+  );
+  const [row] = await adminSql<{ n: number }[]>`
+    select count(*)::int as n from private.rate_limit_verdicts where request_id = ${requestId}`;
+  equal(row?.n, 0);
+});

@@ -123,3 +123,30 @@ test("the database's window drops two rows of past windows with each row it adds
     if (e !== rolledBack) throw e;
   });
 });
+
+test("a write's budget check admits only a request every bucket's count admitted", async () => {
+  const start = Math.ceil((Date.now() + 10_800_000) / WINDOW_MS) * WINDOW_MS;
+  const check = async (requestId: string) =>
+    await adminSql`select private.assert_within_budget(${requestId}::uuid)`.then(
+      () => "admitted",
+      (e: { code?: string }) => e.code,
+    );
+  const take = (key: string, requestId: string) =>
+    adminSql`select private.take_rate_limit(${key}::text, 1::integer, ${WINDOW_MS}::integer,
+      ${start}::bigint, ${requestId}::uuid)`;
+  const [first, second, uncounted] = [
+    crypto.randomUUID(),
+    crypto.randomUUID(),
+    crypto.randomUUID(),
+  ];
+  const [user, address] = [`check-user-${first}`, `check-ip-${first}`];
+  // The first request fits both buckets; the second fits its address's but not its user's.
+  await take(user, first);
+  await take(address, first);
+  await take(user, second);
+  await take(`check-ip-${second}`, second);
+  equal(await check(first), "admitted");
+  equal(await check(second), "PT429");
+  // A request whose count never completed is not admitted either.
+  equal(await check(uncounted), "PT503");
+});

@@ -17,23 +17,24 @@ create unlogged table private.rate_limit_hits (
 create index rate_limit_hits_fixed_window on private.rate_limit_hits (fixed_window);
 revoke all on private.rate_limit_hits from public;
 
--- The requests the window refused, for a minute. A write's transaction travels right behind its
+-- The window's verdict on a write, for a minute. A write's transaction travels right behind its
 -- count, in the same write, and its first statement asks here (private.assert_within_budget)
--- instead of waiting for the count's answer: a refused write never runs, and an admitted one
--- waits for no round trip of its own.
-create unlogged table private.rate_limit_refusals (
+-- instead of waiting for the count's answer: a refused write never runs, nor one whose count did
+-- not complete, and an admitted one waits for no round trip of its own.
+create unlogged table private.rate_limit_verdicts (
   request_id uuid primary key,
-  refused_at timestamptz not null default now()
+  admitted boolean not null,
+  counted_at timestamptz not null default now()
 );
-create index rate_limit_refusals_refused_at on private.rate_limit_refusals (refused_at);
-revoke all on private.rate_limit_refusals from public;
+create index rate_limit_verdicts_counted_at on private.rate_limit_verdicts (counted_at);
+revoke all on private.rate_limit_verdicts from public;
 
 -- Counts one request of `key` against `tokens` per `window_ms` at `now_ms`, as the library's
 -- script does: refused (remaining -1, nothing counted) when the weighted previous window and the
 -- current one hold `tokens` already; otherwise counted, and what is left after it. The upsert
 -- takes the row's lock, so concurrent requests are counted one after another. Each row a call
--- adds drops up to two rows of windows past: stale rows never outnumber the live ones. A refusal
--- of a request that names its id is kept for private.assert_within_budget.
+-- adds drops up to two rows of windows past: stale rows never outnumber the live ones. The
+-- verdict on a request that names its id is kept for private.assert_within_budget.
 create function private.take_rate_limit(
   key text,
   tokens integer,
@@ -61,12 +62,15 @@ begin
       select s.ctid from private.rate_limit_hits s where s.fixed_window < current_window - 1
       limit 2 for update skip locked));
   end if;
-  if counted is null and request_id is not null then
-    insert into private.rate_limit_refusals (request_id) values (take_rate_limit.request_id)
-    on conflict do nothing;
-    delete from private.rate_limit_refusals r where r.ctid = any(array(
-      select s.ctid from private.rate_limit_refusals s
-      where s.refused_at < now() - interval '1 minute' limit 2 for update skip locked));
+  if request_id is not null then
+    -- A request counts in each of its buckets: it is admitted only if every one admits it.
+    insert into private.rate_limit_verdicts as v (request_id, admitted)
+    values (take_rate_limit.request_id, counted is not null)
+    on conflict on constraint rate_limit_verdicts_pkey
+      do update set admitted = v.admitted and excluded.admitted;
+    delete from private.rate_limit_verdicts v where v.ctid = any(array(
+      select s.ctid from private.rate_limit_verdicts s
+      where s.counted_at < now() - interval '1 minute' limit 2 for update skip locked));
   end if;
   remaining := case when counted is null then -1 else tokens - (counted + in_previous) end;
   reset_ms := (current_window + 1) * window_ms;
@@ -78,13 +82,19 @@ grant execute on function private.take_rate_limit(text, integer, integer, bigint
   to api_authenticator;
 
 -- Refuses the transaction of a request its count refused (SQLSTATE PT429, PostgREST's convention
--- for an HTTP status): the first statement of a write whose count travels ahead of it.
+-- for an HTTP status), or whose count did not complete (PT503): the first statement of a write
+-- whose count travels ahead of it.
 create function private.assert_within_budget(request_id uuid) returns void
 language plpgsql stable security definer set search_path = '' as $$
+declare
+  admitted boolean;
 begin
-  if exists (
-    select from private.rate_limit_refusals r where r.request_id = assert_within_budget.request_id
-  ) then
+  select v.admitted into admitted from private.rate_limit_verdicts v
+  where v.request_id = assert_within_budget.request_id;
+  if not found then
+    raise exception using errcode = 'PT503', message = 'The rate limit''s count did not complete';
+  end if;
+  if not admitted then
     raise exception using errcode = 'PT429', message = 'Rate limit exceeded';
   end if;
 end;

@@ -60,6 +60,7 @@ export function mapDatabaseError(e: unknown): unknown {
   const code = err.code ?? "";
   // 57014: cancelled by the statement timeout (or a shutdown); the caller may retry later.
   if (isConnectionError(e) || code === "57014") return new Unavailable(e);
+  if (code === "PT503") return new Unavailable(e);
   const status = STATUS_CODES[code];
   if (status !== undefined) return new Fail(err.message ?? "Not allowed", status);
   switch (code) {

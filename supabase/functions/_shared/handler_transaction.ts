@@ -130,7 +130,7 @@ export async function runInTransaction<S extends z.ZodType, R extends z.ZodType>
   // A refused write must not run. When its count travels ahead of its BEGIN, its first statement
   // refuses it if the count did; otherwise (Upstash) it starts once the verdict is known. A read
   // is answered once the verdict is.
-  const guarded = !readOnly && verdict.ridesAhead;
+  const guarded = !readOnly && verdict.keepsVerdictForWrite();
   if (!readOnly && !guarded) await verdict.headers();
   const withinBudget = !guarded ? handle : (tx: Tx): Promise<Outcome> => {
     assertWithinBudget(tx, base.requestId);

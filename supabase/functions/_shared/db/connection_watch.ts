@@ -36,7 +36,10 @@ export class ConnectionWatch {
    * connection that ended answered it with nothing), and the connection is treated as lost.
    */
   answered(rows: unknown): void {
-    if ((rows as { command?: unknown } | null)?.command === undefined) this.lost = true;
+    // postgres.js's Result starts with `command: null`; CommandComplete sets it. Several
+    // statements in one simple query answer a plain array of Results.
+    const result = Array.isArray(rows) && !("command" in rows) ? rows.at(-1) : rows;
+    if ((result as { command?: unknown } | null | undefined)?.command == null) this.lost = true;
   }
 
   /** Notes a statement's failure: the first one is what the statements after it failed for. */

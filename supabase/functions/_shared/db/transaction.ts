@@ -84,7 +84,13 @@ export async function inTransaction<O extends postgres.Row[], T>(
 
     const tx = guard(reserved, watch);
     // A throw becomes its rejection, answered by the rollback below like any failure of `fn`.
-    const running = (async () => await fn(tx))();
+    // `fn`'s own promise, so that a failure before its first await is known before the COMMIT.
+    let running: Promise<T>;
+    try {
+      running = fn(tx);
+    } catch (error) {
+      running = Promise.reject(error);
+    }
     let failedEarly = false;
     running.catch(() => (failedEarly = true));
     let committed: Promise<unknown> | null = null;

@@ -61,7 +61,7 @@ function upstashAnswers(): boolean {
 interface Ahead {
   send: SendAhead;
   lost: Promise<never>;
-  requestId: string;
+  requestId: string | null;
 }
 
 /** Sends a statement through the pool, on a connection of its own. */
@@ -78,6 +78,11 @@ async function countShared(
   on: Ahead | null,
 ): Promise<WindowResult> {
   const key = `${env.RATE_LIMIT_PREFIX}:${kind}:${hashed}`;
+  // Once a count was left to travel ahead, it is the database's, whatever Upstash says meanwhile:
+  // a write's transaction asks the database for its verdict (`assertWithinBudget`).
+  if (on !== null) {
+    return await Promise.race([countInDatabase(on.send, kind, key, on.requestId), on.lost]);
+  }
   if (upstash && upstashAnswers()) {
     const window = await upstash.limit(kind, hashed).catch((e: unknown) => {
       if (upstashDownUntil === 0) {
@@ -101,10 +106,8 @@ async function countShared(
         ? { ...window, remaining: Math.min(window.remaining, counted.remaining) }
         : counted;
     }
-    on = null; // its transaction has gone on without the count
   }
-  if (on === null) return await countInDatabase(sendAlone, kind, key);
-  return await Promise.race([countInDatabase(on.send, kind, key, on.requestId), on.lost]);
+  return await countInDatabase(sendAlone, kind, key);
 }
 
 /**
@@ -146,6 +149,7 @@ export class Verdict {
   readonly refusedRecently: boolean;
   readonly #buckets: readonly Bucket[];
   #headers: Promise<Record<string, string>> | null = null;
+  #keptFor: string | null = null;
 
   constructor(
     buckets: readonly Bucket[],
@@ -170,7 +174,19 @@ export class Verdict {
    * unless it went to a store already.
    */
   sendAhead(send: SendAhead, lost: Promise<never>): void {
-    if (this.#headers === null) this.#count({ send, lost, requestId: this.requestId });
+    if (this.#headers === null) this.#count({ send, lost, requestId: this.#keptFor });
+  }
+
+  /**
+   * For a write: whether its count rides ahead of its transaction and keeps its verdict by request
+   * id, so that the transaction's first statement refuses it unless the count admitted it
+   * (`assertWithinBudget`). When not, the verdict is known otherwise, and the write awaits it
+   * before its statements.
+   */
+  keepsVerdictForWrite(): boolean {
+    if (!this.ridesAhead) return false;
+    this.#keptFor = this.requestId;
+    return true;
   }
 
   /** The budget's headers when the request is within it; its 429 refusal otherwise. */
