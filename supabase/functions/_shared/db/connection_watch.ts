@@ -47,15 +47,16 @@ export class ConnectionWatch {
     this.#firstFailure ??= error;
   }
 
+  /** The first statement's failure, if one failed: the transaction failed with it. */
+  get failure(): { error: unknown } | null {
+    return this.#firstFailure === undefined ? null : { error: this.#firstFailure };
+  }
+
   /**
    * The error a transaction failed with: a statement refused because an earlier one failed
    * (SQLSTATE 25P02) stands for that earlier failure, such as a check sent ahead of the work it
    * guards.
    */
-  get failure(): { error: unknown } | null {
-    return this.#firstFailure === undefined ? null : { error: this.#firstFailure };
-  }
-
   firstFailure(error: unknown): unknown {
     const aborted = (error as { code?: unknown } | null)?.code === "25P02";
     return aborted && this.#firstFailure !== undefined ? this.#firstFailure : error;

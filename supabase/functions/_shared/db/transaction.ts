@@ -83,8 +83,8 @@ export async function inTransaction<O extends postgres.Row[], T>(
     limited.catch(() => {});
 
     const tx = guard(reserved, watch);
-    // A throw becomes its rejection, answered by the rollback below like any failure of `fn`.
-    // `fn`'s own promise, so that a failure before its first await is known before the COMMIT.
+    // `fn`'s own promise (a throw becomes its rejection, answered by the rollback below), so that a
+    // failure before its first await is known before the COMMIT.
     let running: Promise<T>;
     try {
       running = fn(tx);

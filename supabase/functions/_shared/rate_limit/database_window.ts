@@ -1,5 +1,4 @@
-import { connectionError } from "../db/pool.ts";
-import type { Tx } from "../db/pool.ts";
+import { connectionError, type Tx } from "../db/pool.ts";
 import type { SendAhead } from "../db/transaction.ts";
 import { type BucketKind, bucketLimits, WINDOW_MS, type WindowResult } from "./buckets.ts";
 
