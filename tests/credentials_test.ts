@@ -351,3 +351,12 @@ test("the apikey header alone carries only the project's key: a user token or th
   equal(successData(await call("find-api-client", {}, { token: user.access_token })).length, 1);
   ok(successData(await call("find-spell", { id: 1 }, { headers: { apikey: await anonKey() } })));
 });
+
+test("an API key's read records when the key was last used, though the read may not write", async () => {
+  const user = await makeUser();
+  const { clientId, apiKey } = await makeApiKey(user);
+  equal(successData(await call("find-spell", { id: 1 }, { token: apiKey })).id, 1);
+  const [client] = await adminSql<{ last_used_at: Date | null }[]>`
+    select last_used_at from public.api_client where id = ${clientId}`;
+  ok(client?.last_used_at, "last_used_at is set by the read");
+});

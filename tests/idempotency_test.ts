@@ -328,6 +328,19 @@ test("with its COMMIT sent ahead, a statement written after an answer is refused
   deepStrictEqual([...value], [{ two: 2 }]);
 });
 
+// The opener makes a read's transaction read-only, after it has noted an API key's use.
+test("a read's transaction refuses a write its handler attempts", async () => {
+  const { asCaller } = await import("../supabase/functions/_shared/db/as_caller.ts");
+  await rejects(
+    asCaller(
+      { kind: "anon" },
+      (tx) => tx`insert into public.content_source (name) values ('written by a read')`,
+      { readOnly: true },
+    ),
+    (error: { code?: string }) => error.code === "25006",
+  );
+});
+
 test("statements run in the order they are written, whatever order they are awaited in", async () => {
   const { inTransaction } = await import("../supabase/functions/_shared/db/transaction.ts");
   const { value } = await inTransaction((tx) => tx`select 1`, async (tx) => {

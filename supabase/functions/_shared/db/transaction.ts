@@ -22,8 +22,8 @@ export interface TransactionOptions {
   /** The opener also asks for cached generic plans for the rest of the transaction. */
   genericPlans?: boolean;
   /**
-   * After its opener the transaction may only read (`set transaction read only`): Postgres refuses
-   * any write the handler attempts. Its value is returned without waiting for its COMMIT.
+   * The opener also makes the transaction read-only once it has opened: Postgres refuses any write
+   * the handler attempts. Its value is returned without waiting for its COMMIT.
    */
   readOnly?: boolean;
   /**
@@ -73,14 +73,9 @@ export async function inTransaction<O extends postgres.Row[], T>(
     const begun = reserved.unsafe("begin", [], watch.options).execute();
     const opening = open(reserved).execute();
     opening.then((rows) => watch.answered(rows), () => {});
-    // After the opener, which may note an API key's use; a read-only mode may be set at any point.
-    const limited = options.readOnly
-      ? reserved.unsafe("set transaction read only").execute()
-      : Promise.resolve();
     // Handled below, once `fn` has finished: an opening error outranks what it caused in `fn`.
     begun.catch(() => {});
     opening.catch(() => {});
-    limited.catch(() => {});
 
     const tx = guard(reserved, watch);
     // `fn`'s own promise (a throw becomes its rejection, answered by the rollback below), so that a
@@ -113,7 +108,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
       outcome = { error: watch.seen(watch.firstFailure(error)) };
     }
     const started = await Promise.race([
-      Promise.allSettled([begun, opening, limited]),
+      Promise.allSettled([begun, opening]),
       deadline,
     ]);
     const refusal = started.find((s) => s.status === "rejected")?.reason;
