@@ -9,16 +9,18 @@ import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { runtimeDeno, runtimeDenoEnv } from "../../../../scripts/support/deno_runtime.ts";
-import { refusedWhenSent, sqlLiteral, workaroundOptions } from "./postgres_js_workarounds.ts";
+import {
+  channelImmediates,
+  delaysImmediates,
+  refusedWhenSent,
+  sqlLiteral,
+  workaroundOptions,
+} from "./postgres_js_workarounds.ts";
 
 const LOCAL_URL = "postgres://postgres@127.0.0.1:5432/postgres";
-// Installs the process-wide workarounds, the immediate among them.
+// Installs the process-wide workarounds (the immediate, on a runtime that delays Node's).
 const { types } = workaroundOptions(LOCAL_URL);
-type Immediates = {
-  setImmediate<A extends unknown[]>(fn: (...args: A) => void, ...args: A): unknown;
-  clearImmediate(handle: unknown): void;
-};
-const { setImmediate, clearImmediate } = globalThis as unknown as Immediates;
+const { setImmediate, clearImmediate } = channelImmediates;
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -113,8 +115,8 @@ Deno.test("postgres.js flushes its writes through the installed setImmediate", a
   }
 });
 
-Deno.test("the runtime's setImmediate waits a timer tick (the platform's Deno 2.1)", async () => {
-  // Node's setImmediate of the runtime itself, not the one installed here.
+/** The median wait, in ms, of Node's own `setImmediate` on the Deno at `denoPath`, and its version. */
+async function nativeImmediateWait(denoPath: string): Promise<{ ms: number; version: string }> {
   const script = `
     import { setImmediate } from "node:timers";
     const waits = [];
@@ -123,14 +125,26 @@ Deno.test("the runtime's setImmediate waits a timer tick (the platform's Deno 2.
       await new Promise((resolve) => setImmediate(resolve));
       waits.push(performance.now() - start);
     }
-    console.log(waits.sort((a, b) => a - b)[20]);`;
-  const { stdout } = await new Deno.Command(await runtimeDeno(), {
+    console.log(waits.sort((a, b) => a - b)[20], Deno.version.deno);`;
+  const { stdout } = await new Deno.Command(denoPath, {
     args: ["eval", script],
     env: runtimeDenoEnv(),
     stdout: "piped",
   }).output();
-  const medianMs = Number(new TextDecoder().decode(stdout).trim());
-  ok(medianMs >= 0.5, `the runtime's setImmediate waited ${medianMs} ms: the workaround can go`);
+  const [ms = "", version = ""] = new TextDecoder().decode(stdout).trim().split(" ");
+  return { ms: Number(ms), version };
+}
+
+Deno.test("the runtime's setImmediate waits a timer tick (the platform's Deno 2.1)", async () => {
+  const { ms } = await nativeImmediateWait(await runtimeDeno());
+  ok(ms >= 0.5, `the runtime's setImmediate waited ${ms} ms: the workaround can go`);
+});
+
+Deno.test("the immediate is installed on exactly the Denos whose setImmediate waits a timer tick", async () => {
+  for (const denoPath of [await runtimeDeno(), Deno.execPath()]) {
+    const { ms, version } = await nativeImmediateWait(denoPath);
+    equal(delaysImmediates(version), ms >= 0.5, `Deno ${version} waited ${ms} ms`);
+  }
 });
 
 /** An in-memory Postgres served on a local port, for the driver's own behaviour. */
