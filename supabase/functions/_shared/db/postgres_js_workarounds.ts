@@ -141,7 +141,7 @@ function clearImmediate(immediate: unknown): void {
   if (immediate instanceof Immediate) immediate.cancelled = true;
 }
 
-/** The immediates of this module, for its tests. */
+/** The immediates `installImmediate` puts in place of a delaying runtime's. */
 export const channelImmediates = { setImmediate, clearImmediate };
 
 /** Whether a Deno of this version waits a timer tick on Node's `setImmediate` (measured above). */
