@@ -144,9 +144,17 @@ function clearImmediate(immediate: unknown): void {
 /** The immediates `installImmediate` puts in place of a delaying runtime's. */
 export const channelImmediates = { setImmediate, clearImmediate };
 
-/** Whether a Deno of this version waits a timer tick on Node's `setImmediate` (measured above). */
+/**
+ * Whether a runtime reporting this `Deno.version.deno` waits a timer tick on Node's `setImmediate`
+ * (measured above). The platform's edge runtime reports itself with the Deno it is compatible with
+ * ("supabase-edge-runtime-1.74.2 (compatible with Deno v2.1.4)"); a version this cannot read is
+ * taken to delay, as the replacement only costs CPU where it is not needed.
+ */
 export function delaysImmediates(denoVersion: string): boolean {
-  const [major = 0, minor = 0] = denoVersion.split(".").map(Number);
+  const version = /compatible with Deno v(\d+)\.(\d+)/.exec(denoVersion) ??
+    /^(\d+)\.(\d+)/.exec(denoVersion);
+  if (!version) return true;
+  const [major, minor] = [Number(version[1]), Number(version[2])];
   return major < 2 || (major === 2 && minor < 6);
 }
 

@@ -78,7 +78,7 @@ Deno.test("a throwing immediate is reported and the turn goes on", async () => {
   }
 });
 
-Deno.test("postgres.js flushes its writes through the installed setImmediate", async () => {
+Deno.test("postgres.js flushes its writes through the global setImmediate", async () => {
   const installed = globalThis.setImmediate;
   let scheduled = 0;
   Object.assign(globalThis, {
@@ -138,6 +138,16 @@ async function nativeImmediateWait(denoPath: string): Promise<{ ms: number; vers
 Deno.test("the runtime's setImmediate waits a timer tick (the platform's Deno 2.1)", async () => {
   const { ms } = await nativeImmediateWait(await runtimeDeno());
   ok(ms >= 0.5, `the runtime's setImmediate waited ${ms} ms: the workaround can go`);
+});
+
+Deno.test("the edge runtime's version is read as the Deno it is compatible with", () => {
+  equal(delaysImmediates("supabase-edge-runtime-1.74.2 (compatible with Deno v2.1.4)"), true);
+  equal(delaysImmediates("supabase-edge-runtime-2.0.0 (compatible with Deno v2.6.0)"), false);
+  equal(delaysImmediates("2.1.14"), true);
+  equal(delaysImmediates("2.9.6"), false);
+  equal(delaysImmediates("3.0.0"), false);
+  // Unreadable, as the edge runtime's own tests show it: the replacement stays.
+  equal(delaysImmediates("supabase-edge-runtime-0.1.0 (compatible with Deno vUNKNOWN)"), true);
 });
 
 Deno.test("the immediate is installed on exactly the Denos whose setImmediate waits a timer tick", async () => {
