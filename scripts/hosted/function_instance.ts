@@ -6,8 +6,8 @@
  *   deno run --no-config --import-map supabase/functions/import_map.json … function_instance.ts \
  *     <function-name> <port>
  *
- * The runtime serves the function's `Deno.serve` handler on a port of its own choosing, and offers
- * no Web Worker: both are reproduced here before the function loads.
+ * The runtime serves the function's `Deno.serve` handler on a port of its own choosing, offers no
+ * Web Worker and reports its own version: all three are reproduced here before the function loads.
  */
 const [name, port] = Deno.args;
 if (!name || !/^[a-z0-9-]+$/.test(name) || !Number(port)) {
@@ -17,6 +17,15 @@ if (!name || !/^[a-z0-9-]+$/.test(name) || !Number(port)) {
 
 // The platform's user workers cannot start workers of their own.
 Reflect.deleteProperty(globalThis, "Worker");
+
+// The edge runtime names itself in Deno.version.deno, with the Deno it is compatible with, as its
+// logs' `served_by` shows (1.74.2 is a release seen serving Deno 2.1).
+Object.defineProperty(Deno, "version", {
+  value: Object.freeze({
+    ...Deno.version,
+    deno: `supabase-edge-runtime-1.74.2 (compatible with Deno v${Deno.version.deno})`,
+  }),
+});
 
 const serveOnPort = Deno.serve.bind(Deno);
 let served = false;
