@@ -3,9 +3,10 @@
  * server (`bare_server.ts`) runs find-spell's prepared SELECT; next to it the API's find-spell by
  * id with API keys and with session tokens, on a server subprocess over real Postgres (a fresh
  * database, which keeps the rate limiter's count). Each is driven by `wrk` (a C load generator,
- * so the load costs the two cores little; `wrk_post.lua`) at each concurrency (default 64) in the same run, after an unmeasured
- * warm-up, with the CPU time of the database's backends and of the server per request, and its
- * share of the bare server's rate. `--smoke` is a short run for CI that fails only on errors.
+ * so the load costs the two cores little; `wrk_post.lua`) at each concurrency (default 64) in the
+ * same run, after an unmeasured warm-up, with the CPU time of the database's backends and of the
+ * server per request, and its share of the bare server's rate. `--smoke` is a short run for CI
+ * that fails only on errors.
  *
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres, used only to
  * create and drop the benchmark's own database).

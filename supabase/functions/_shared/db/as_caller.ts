@@ -66,10 +66,10 @@ export interface ReadStatement {
 
 /**
  * How a one-statement read runs: BEGIN, the opener (which sets the plan mode and read-only too), the
- * statement and COMMIT reach Postgres in one write, and their answers come back together. Planning the policy-expanded
- * statement costs Postgres more than running it, and its plan does not depend on the values (ids,
- * names): the transaction uses the cached generic plan, which halved the Postgres CPU of a find by
- * id (docs/performance.md).
+ * statement and COMMIT reach Postgres in one write, and their answers come back together. Planning
+ * the policy-expanded statement costs Postgres more than running it, and its plan does not depend
+ * on the values (ids, names): the transaction uses the cached generic plan, which halved the
+ * Postgres CPU of a find by id (docs/performance.md).
  */
 export const ONE_ROUND_TRIP_READ: TransactionOptions = {
   commitAhead: true,

@@ -168,11 +168,10 @@ function installImmediate(): void {
   if (runtimeDelaysImmediates) Object.assign(globalThis, { setImmediate, clearImmediate });
 }
 
-/** Queues `fn` on the immediates postgres.js flushes on, so that it runs after those queued before. */
-function onNextImmediate(fn: () => void): void {
-  if (runtimeDelaysImmediates) setImmediate(fn);
-  else nodeSetImmediate(fn);
-}
+/** The immediates postgres.js flushes on: what is queued on them runs after those queued before. */
+const nextImmediate: (fn: () => void) => unknown = runtimeDelaysImmediates
+  ? setImmediate
+  : nodeSetImmediate;
 
 // ---- 2-5. The database socket ----
 
@@ -208,7 +207,7 @@ function databaseSocket(options: SocketOptions): net.Socket {
 
 /** Runs `fn` two turns of the event loop later, after what postgres.js schedules meanwhile. */
 function afterScheduledWrites(fn: () => void): void {
-  onNextImmediate(() => onNextImmediate(fn));
+  nextImmediate(() => nextImmediate(fn));
 }
 
 /**

@@ -135,9 +135,13 @@ async function nativeImmediateWait(denoPath: string): Promise<{ ms: number; vers
   return { ms: Number(ms), version };
 }
 
+/** A native wait at least this long is a timer tick, not a turn of the event loop. */
+const TIMER_TICK_MS = 0.5;
+
 Deno.test("the runtime's setImmediate waits a timer tick (the platform's Deno 2.1)", async () => {
-  const { ms } = await nativeImmediateWait(await runtimeDeno());
-  ok(ms >= 0.5, `the runtime's setImmediate waited ${ms} ms: the workaround can go`);
+  const { ms, version } = await nativeImmediateWait(await runtimeDeno());
+  ok(ms >= TIMER_TICK_MS, `the runtime's setImmediate waited ${ms} ms: the workaround can go`);
+  ok(delaysImmediates(version), `Deno ${version} waits a tick but would not get the workaround`);
 });
 
 Deno.test("the edge runtime's version is read as the Deno it is compatible with", () => {
@@ -150,11 +154,9 @@ Deno.test("the edge runtime's version is read as the Deno it is compatible with"
   equal(delaysImmediates("supabase-edge-runtime-0.1.0 (compatible with Deno vUNKNOWN)"), true);
 });
 
-Deno.test("the immediate is installed on exactly the Denos whose setImmediate waits a timer tick", async () => {
-  for (const denoPath of [await runtimeDeno(), Deno.execPath()]) {
-    const { ms, version } = await nativeImmediateWait(denoPath);
-    equal(delaysImmediates(version), ms >= 0.5, `Deno ${version} waited ${ms} ms`);
-  }
+Deno.test("the tooling's Deno gets the immediate exactly when its setImmediate waits a tick", async () => {
+  const { ms, version } = await nativeImmediateWait(Deno.execPath());
+  equal(delaysImmediates(version), ms >= TIMER_TICK_MS, `Deno ${version} waited ${ms} ms`);
 });
 
 /** An in-memory Postgres served on a local port, for the driver's own behaviour. */
