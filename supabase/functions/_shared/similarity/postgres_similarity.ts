@@ -6,7 +6,6 @@ import type {
   SimilarityWhere,
 } from "@shared/similarity.ts";
 import type { Tx } from "../db/pool.ts";
-import type { SimilarityBackend } from "./similarity_backend.ts";
 import { type FilterColumn, similarityTables } from "./similarity_tables.ts";
 
 type Scalar = string | number;
@@ -64,7 +63,7 @@ function withZuluTimestamps(
  * description; creatures and hazards: name only), any query word matching, as distance
  * 1 - rank/(rank + 1). Each table gives its nearest rows, then the union is cut to the nearest.
  */
-export class PostgresSimilarity implements SimilarityBackend {
+export class PostgresSimilarity {
   readonly kind = "postgres";
 
   async populate(tx: Tx, request: PopulateCollectionBody): Promise<number> {

@@ -1,7 +1,6 @@
 import type { Bytes } from "../base64.ts";
 import { env } from "../env.ts";
 import type { ObjectName } from "./object_name.ts";
-import type { PublicFileStore } from "./public_file_store.ts";
 
 /** The folder local public files live in: STORAGE_DIR, else `<DATA_DIR>/storage`. */
 export function localStorageRoot(): string {
@@ -17,7 +16,7 @@ export function localObjectPath(name: ObjectName): string {
  * Public files in a local folder, served by the local server at the URL shape Supabase Storage
  * uses (`/storage/v1/object/public/<bucket>/<path>`).
  */
-export class LocalStore implements PublicFileStore {
+export class LocalStore {
   readonly kind = "local";
 
   async put(name: ObjectName, bytes: Bytes): Promise<string> {

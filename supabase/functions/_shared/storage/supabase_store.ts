@@ -1,7 +1,6 @@
 import type { Bytes } from "../base64.ts";
 import { Unavailable } from "../envelope.ts";
 import type { ObjectName } from "./object_name.ts";
-import type { PublicFileStore } from "./public_file_store.ts";
 
 const UPLOAD_TIMEOUT_MS = 15_000;
 
@@ -9,7 +8,7 @@ const UPLOAD_TIMEOUT_MS = 15_000;
  * Public files in Supabase Storage buckets (one public bucket per category), written with the
  * service role key over the Storage REST API; the URL is the bucket's public object URL.
  */
-export class SupabaseStore implements PublicFileStore {
+export class SupabaseStore {
   readonly kind = "supabase";
   readonly #base: string;
   readonly #key: string;
