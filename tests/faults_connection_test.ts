@@ -71,10 +71,9 @@ async function cutOneRequestsConnection(): Promise<void> {
   }
 }
 
-// The database socket hands postgres.js a ReadyForQuery the server did not send when a connection
-// ends with an error while a statement is in flight (postgres_js_workarounds.ts). A connection refused at
-// start-up (too many connections) has no statement in flight: given one then, postgres.js handed
-// the closing connection to a waiting caller and crashed on its null socket.
+// A connection refused at start-up (too many connections) has no statement in flight: the pool
+// must answer the callers waiting for it with the refusal, and not hand them the closing
+// connection.
 Deno.test({
   name:
     "connections refused at start-up answer their callers with the refusal, and nothing crashes",
@@ -83,9 +82,6 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     if (databaseUrl === undefined) return;
-    const { workaroundOptions } = await import(
-      "../supabase/functions/_shared/db/postgres_js_workarounds.ts"
-    );
     const owner = postgres(databaseUrl, { max: 1, onnotice: () => {} });
     const role = `limited_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
     await owner.unsafe(`create role ${role} login password 'limited' connection limit 1`);
@@ -93,7 +89,6 @@ Deno.test({
     url.username = role;
     url.password = "limited";
     const limited = postgres(url.href, {
-      ...workaroundOptions(url.href),
       max: 4,
       onnotice: () => {},
     });

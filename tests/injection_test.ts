@@ -239,7 +239,7 @@ test("literal values: hostile text, arrays and JSON come back from Postgres exac
     b: true,
     z: null,
   });
-  // Arrays are parsed by the project's own reader (postgres_js_workarounds.ts): quoting, NULL and nesting.
+  // Arrays come back whole: quoting, NULL and nesting.
   const awkward = ["NULL", null, "", "a,b", "{x}", ' "q" ', "\\"];
   const [arrays] = await sql<{ t: (string | null)[]; n: number[][]; e: number[] }[]>`
     select ${awkward}::text[] as t, array[[1, 2], [3, 4]]::bigint[] as n, '{}'::int[] as e`;

@@ -32,7 +32,7 @@ const sql = postgres(database.url, {
 });
 
 /** Runs `fn` in a transaction on a reserved connection (as the functions do), rolled back. */
-async function inTransaction<T>(fn: (tx: postgres.Sql) => Promise<T>): Promise<T> {
+async function inTransaction<T>(fn: (tx: postgres.ISql) => Promise<T>): Promise<T> {
   const reserved = await sql.reserve();
   try {
     await reserved`begin`;
@@ -49,9 +49,9 @@ async function inTransaction<T>(fn: (tx: postgres.Sql) => Promise<T>): Promise<T
  */
 async function callsOf(
   claims: string,
-  statement: (tx: postgres.Sql) => Promise<unknown>,
+  statement: (tx: postgres.ISql) => Promise<unknown>,
 ): Promise<Record<string, number>> {
-  const counters = (tx: postgres.Sql) =>
+  const counters = (tx: postgres.ISql) =>
     tx<{ name: string; calls: number }[]>`
       select schemaname || '.' || funcname as name, calls::int as calls
       from pg_stat_xact_user_functions`.then((rows) => new Map(rows.map((r) => [r.name, r.calls])));

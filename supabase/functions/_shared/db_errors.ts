@@ -19,6 +19,8 @@ const CONNECTION_CODES = new Set([
   "CONNECTION_CLOSED",
   "CONNECTION_DESTROYED",
   "CONNECTION_ENDED",
+  "QUEUE_TIMEOUT", // no connection became free within the pool's queue_timeout
+  "QUERY_TIMEOUT", // a statement unanswered past the pool's query_timeout
   "57P01", // admin_shutdown
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now

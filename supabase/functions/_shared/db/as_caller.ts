@@ -87,7 +87,7 @@ export function readStatement(tx: Tx, statement: ReadStatement): Promise<postgre
  * generic plans and a read-only transaction, when `options` want them. A setting in the opening
  * statement costs Postgres less than a statement of its own.
  */
-function openerSettings(tx: postgres.Sql, options: TransactionOptions): postgres.PendingQuery<[]> {
+function openerSettings(tx: postgres.ISql, options: TransactionOptions): postgres.PendingQuery<[]> {
   const plans = options.genericPlans
     ? tx<[]>`, set_config('plan_cache_mode', 'force_generic_plan', true) as plan_mode`
     : tx<[]>``;

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { isConnectionError } from "../db_errors.ts";
 import { connectionError, type Tx } from "./pool.ts";
-import { ConnectionHooks, refusedWhenSent } from "./postgres_js_workarounds.ts";
+import { refusedWhenSent } from "./postgres_js_workarounds.ts";
 
 /** The error of a request whose connection closed under it (503, as db_errors.ts reads it). */
 function connectionClosed(): Error {
@@ -11,10 +11,9 @@ function connectionClosed(): Error {
 }
 
 /**
- * Learns when a reserved connection is gone: from a connection error a query of it reported (a
- * socket error reaches the queries before the close event), or from the close itself
- * (`ConnectionHooks`). After a close, the pool may reconnect that connection for another caller,
- * so nothing more may be sent through this reservation.
+ * Learns when a reserved connection is gone, from the connection error its queries are refused
+ * with (postgres.js refuses a closed reservation's queries). After that, nothing more may be sent
+ * through this reservation.
  */
 export class ConnectionWatch {
   lost = false;
@@ -68,51 +67,26 @@ export class ConnectionWatch {
     return error;
   }
 
-  readonly #hooks = new ConnectionHooks(() => {
-    this.lost = true;
-    // The request answers now instead of at its deadline.
-    this.#fail?.(connectionClosed());
-  });
-
-  /** The options of the transaction's first statement, which attach the watch to its connection. */
-  get options(): postgres.UnsafeQueryOptions {
-    return this.#hooks.options;
-  }
-
-  detach(): void {
-    this.#hooks.detach();
-  }
-
   /**
-   * Ends the transaction's hold on its connection: `give` frees its place in the pool. A connection
-   * that closed goes back to the pool as closed (postgres.js reconnects it); releasing it would hand
-   * it out as open.
+   * Ends the transaction's hold on its connection. postgres.js closes a connection released in the
+   * middle of a transaction, or with a statement unanswered, instead of handing it out again.
    */
-  giveBack(reserved: postgres.ReservedSql, give: () => void): void {
+  giveBack(reserved: postgres.ReservedSql): void {
     this.ended = true;
     this.stopDeadline();
-    give();
-    if (!this.lost) {
-      this.detach();
-      reserved.release();
-    }
+    reserved.release();
   }
 
   #timer: ReturnType<typeof setTimeout> | undefined;
-  /** Rejects the deadline early, when the connection closes. */
-  #fail: ((error: unknown) => void) | null = null;
 
   /**
-   * A promise that never resolves and rejects after `ms` with a connection error, having dropped
-   * the connection: whatever waits on it (a frozen database answers nothing) is refused at once,
-   * and the connection is never reused.
+   * A promise that never resolves and rejects after `ms` with a connection error: whatever waits on
+   * it (a frozen database answers nothing) is refused at once, and nothing more is sent.
    */
   deadline(ms: number): Promise<never> {
     const expired = new Promise<never>((_, reject) => {
-      this.#fail = reject;
       this.#timer = setTimeout(() => {
         this.lost = true;
-        this.#hooks.terminate();
         reject(connectionError(`The database did not finish the transaction within ${ms} ms`));
       }, ms);
     });
@@ -177,7 +151,7 @@ export function guard(reserved: postgres.ReservedSql, watch: ConnectionWatch): T
       if (property !== "unsafe" || typeof value !== "function") return value;
       return (...args: Parameters<typeof target.unsafe>) => {
         refuseIfLost();
-        return watched(target.unsafe(...args), args[1] ?? []);
+        return watched(target.unsafe(...args), (args[1] ?? []) as readonly unknown[]);
       };
     },
   });

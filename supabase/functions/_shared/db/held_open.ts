@@ -8,7 +8,6 @@ import { TRANSACTION_DEADLINE_MS, type Tx } from "./pool.ts";
 export function holdOpen(
   reserved: postgres.ReservedSql,
   watch: ConnectionWatch,
-  give: () => void,
   holder: Held,
 ): HeldTransaction {
   watch.stopDeadline();
@@ -30,7 +29,7 @@ export function holdOpen(
             });
         }
       } finally {
-        watch.giveBack(reserved, give);
+        watch.giveBack(reserved);
       }
     })();
   const limit = setTimeout(() => {

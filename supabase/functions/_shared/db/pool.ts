@@ -4,14 +4,10 @@
  */
 import postgres from "postgres";
 import { env, requestDatabaseUrl } from "../env.ts";
-import {
-  ReplaceablePool,
-  withLiteralValues,
-  workaroundOptions,
-} from "./postgres_js_workarounds.ts";
+import { withLiteralValues } from "./postgres_js_workarounds.ts";
 
 /** A transaction handle: every query a request makes runs through one. */
-export type Tx = postgres.Sql;
+export type Tx = postgres.ISql;
 
 /** Longest a statement may run in Postgres before it cancels it (a connection parameter). */
 const STATEMENT_TIMEOUT_MS = 5_000;
@@ -22,23 +18,30 @@ const RESERVE_WAIT_MS = 3_000;
 /**
  * Longest a request transaction may take from the moment it has its connection. A database that
  * is frozen (not down: its sockets stay open) runs no statement timeout, so this bound is kept
- * here: past it, the connection is dropped and the request answers 503.
+ * here: past it, the request answers 503, and postgres.js cancels a statement still unanswered
+ * (`query_timeout`) and closes its connection when the cancel goes unanswered too.
  */
 export const TRANSACTION_DEADLINE_MS = 7_000;
+/** How long a cancel may go unanswered before postgres.js closes the connection. */
+const CANCEL_WAIT_S = 1;
 
 /** Where requests connect (the embedded database ignores the user name: its one session serves all). */
 const REQUEST_URL = requestDatabaseUrl();
 
 /** A pool with the options every connection of this project uses: the request pool's, at `url`. */
 export function openPool(url = REQUEST_URL, max = env.DATABASE_POOL_SIZE): postgres.Sql {
-  const workarounds = workaroundOptions(url);
   return postgres(url, {
-    ...workarounds,
     max,
     // Off, every query is sent unnamed, including those that ask for `prepare: true`.
     prepare: env.DATABASE_PREPARE,
+    // The built-in types, arrays included, are known without asking: a fetch costs a round trip,
+    // and on the embedded database's one session it waits behind any open transaction.
+    fetch_types: false,
     idle_timeout: 30,
     connect_timeout: 5,
+    queue_timeout: RESERVE_WAIT_MS / 1000,
+    query_timeout: TRANSACTION_DEADLINE_MS / 1000,
+    cancel_timeout: CANCEL_WAIT_S,
     // postgres.js waits up to 20 s between reconnect attempts after repeated failures, and queued
     // queries wait with it; capped at half a second, a call fails fast (503) while the database is
     // down and the pool reconnects within a moment of it returning.
@@ -65,22 +68,18 @@ export function openPool(url = REQUEST_URL, max = env.DATABASE_POOL_SIZE): postg
         serialize: (x: string) => x,
         parse: (x: string) => x.replace(" ", "T").replace(/\+00(:00)?$/, "Z"),
       },
-      ...workarounds.types,
     },
   });
 }
-
-/** Replaced when it stops handing out connections (postgres_js_workarounds.ts). */
-const pools = new ReplaceablePool(() => openPool(), env.DATABASE_POOL_SIZE, RESERVE_WAIT_MS);
 
 /**
  * The process-wide request pool, built once at module scope. It connects as `api_authenticator`,
  * which can do nothing until a request transaction switches role.
  */
-export const sql: postgres.Sql = pools.sql;
+export const sql: postgres.Sql = openPool();
 
 /** A reservation started before a request asked for one (`openEarly`), until one takes it. */
-let early: { from: postgres.Sql; reserving: Promise<postgres.ReservedSql> } | null = null;
+let early: Promise<postgres.ReservedSql> | null = null;
 
 /**
  * Starts opening a connection before any request asks for one. On the platform an instance starts
@@ -90,49 +89,31 @@ let early: { from: postgres.Sql; reserving: Promise<postgres.ReservedSql> } | nu
  */
 export function openEarly(): void {
   if (early !== null) return;
-  const from = pools.current;
-  const entry = { from, reserving: from.reserve() };
-  early = entry;
-  entry.reserving.catch(() => {
-    if (early === entry) early = null;
+  const reserving = sql.reserve();
+  early = reserving;
+  reserving.catch(() => {
+    if (early === reserving) early = null;
   });
   const unused = setTimeout(() => {
-    if (early !== entry) return;
+    if (early !== reserving) return;
     early = null;
-    entry.reserving.then((reserved) => reserved.release(), () => {});
+    reserving.then((reserved) => reserved.release(), () => {});
   }, RESERVE_WAIT_MS);
   Deno.unrefTimer(unused);
 }
 
-/** The early reservation, once, if it belongs to `from` (the pool may have been replaced since). */
-function takeEarly(from: postgres.Sql): Promise<postgres.ReservedSql> | null {
-  const taken = early?.from === from ? early.reserving : null;
+/** The early reservation, once. */
+function takeEarly(): Promise<postgres.ReservedSql> | null {
+  const taken = early;
   early = null;
   return taken;
 }
 
 /** A connection of the caller's own, within RESERVE_WAIT_MS, or a connection error (503). */
-export async function reserveConnection(): Promise<
-  { reserved: postgres.ReservedSql; give: () => void }
-> {
-  const from = pools.current;
-  const reserving = takeEarly(from) ?? from.reserve();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<null>((
-    resolve,
-  ) => (timer = setTimeout(resolve, RESERVE_WAIT_MS, null)));
-  const reserved = await Promise.race([reserving, timedOut]).finally(() => clearTimeout(timer));
-  if (reserved === null) {
-    // One that arrives after all goes straight back.
-    reserving.then((late) => late.release(), () => {});
-    pools.waitedOut(from);
-    throw connectionError("No database connection became free in time");
-  }
-  return {
-    // Unnamed, a statement with parameters costs a round trip of its own (postgres_js_workarounds.ts).
-    reserved: withLiteralValues(reserved, env.DATABASE_PREPARE),
-    give: pools.taken(from),
-  };
+export async function reserveConnection(): Promise<postgres.ReservedSql> {
+  const reserved = await (takeEarly() ?? sql.reserve());
+  // Unnamed, a statement with parameters costs a round trip of its own (postgres_js_workarounds.ts).
+  return withLiteralValues(reserved, env.DATABASE_PREPARE);
 }
 
 /** An error that answers 503, as a lost or unavailable connection does. */

@@ -50,15 +50,15 @@ export interface TransactionOptions {
  * aborted, nothing after it runs, and its error is the one reported.
  */
 export async function inTransaction<O extends postgres.Row[], T>(
-  open: (tx: postgres.Sql) => postgres.PendingQuery<O>,
+  open: (tx: Tx) => postgres.PendingQuery<O>,
   fn: (tx: Tx) => Promise<T>,
   options: TransactionOptions = {},
 ): Promise<{ value: T; opened: O }> {
-  const { reserved, give } = await reserveConnection();
+  const reserved = await reserveConnection();
   const watch = new ConnectionWatch();
   const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
   let handedOver = false;
-  const giveBack = () => watch.giveBack(reserved, give);
+  const giveBack = () => watch.giveBack(reserved);
   // A statement sent ahead on a connection that is then lost may never be answered.
   let dropAhead: (error: unknown) => void = () => {};
   const lostAhead = new Promise<never>((_, reject) => (dropAhead = reject));
@@ -67,10 +67,10 @@ export async function inTransaction<O extends postgres.Row[], T>(
     // Unprepared, its values written in (`withLiteralValues`): a named statement with parameters
     // waits for its description first, and on a connection lost meanwhile it was never answered.
     options.ahead?.(
-      (text, params) => reserved.unsafe(text, params as never[], watch.options).execute(),
+      (text, params) => reserved.unsafe(text, params as never[]).execute(),
       Promise.race([deadline, lostAhead]),
     );
-    const begun = reserved.unsafe("begin", [], watch.options).execute();
+    const begun = reserved.unsafe("begin").execute();
     const opening = open(reserved).execute();
     opening.then((rows) => watch.answered(rows), () => {});
     // Handled below, once `fn` has finished: an opening error outranks what it caused in `fn`.
@@ -126,7 +126,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
     if (watch.lost) throw connectionError("The database connection was lost");
     if (!committed && outcome.value instanceof Held) {
       const opened = await opening;
-      outcome.value.attach(holdOpen(reserved, watch, give, outcome.value));
+      outcome.value.attach(holdOpen(reserved, watch, outcome.value));
       handedOver = true;
       return { value: outcome.value, opened };
     }
