@@ -137,9 +137,7 @@ Deno.test({
       const find = () =>
         post(server.functionsUrl, "find-api-client", {}, { token: owner.token, ip: randomIp() });
       equal((await find()).body.status, "success");
-      // Every new connection now gets through its startup and is dropped at its first query (the
-      // request's own, or, through TLS, postgres.js's fetch of the array types, which no caller
-      // awaits).
+      // Every new connection now gets through its startup and is dropped at its first query.
       proxy.dropAfterStartup = true;
       proxy.dropConnections();
       // A call waits for a connection at most RESERVE_WAIT_MS (3 s, `_shared/db/pool.ts`).
@@ -164,8 +162,7 @@ Deno.test({
 
 // The hosted platform starts an instance because a request waits for it, and its first connection
 // opens as it starts (`openEarly`). Under the platform's Deno 2.1, a database refusing that
-// connection ended the process: postgres.js's cancelled write to the dropped socket still ran
-// (postgres_js_workarounds.ts).
+// connection once ended the process (a cancelled write to the dropped socket still ran).
 Deno.test({
   name:
     "database: an instance on the platform's Deno whose database refuses it answers 503 and lives",

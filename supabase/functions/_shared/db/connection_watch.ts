@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { isConnectionError } from "../db_errors.ts";
 import { connectionError, type Tx } from "./pool.ts";
-import { refusedWhenSent } from "./postgres_js_workarounds.ts";
+import { dropConnectionOf, refusedWhenSent } from "./postgres_js_workarounds.ts";
 
 /** The error of a request whose connection closed under it (503, as db_errors.ts reads it). */
 function connectionClosed(): Error {
@@ -78,15 +78,23 @@ export class ConnectionWatch {
   }
 
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #drop: () => void = () => {};
+
+  /** Names a query of the reservation, whose connection the deadline drops. */
+  dropsWith(query: unknown): void {
+    this.#drop = () => dropConnectionOf(query);
+  }
 
   /**
-   * A promise that never resolves and rejects after `ms` with a connection error: whatever waits on
-   * it (a frozen database answers nothing) is refused at once, and nothing more is sent.
+   * A promise that never resolves and rejects after `ms` with a connection error, having dropped
+   * the connection: whatever waits on it (a frozen database answers nothing) is refused at once,
+   * and the connection is never reused.
    */
   deadline(ms: number): Promise<never> {
     const expired = new Promise<never>((_, reject) => {
       this.#timer = setTimeout(() => {
         this.lost = true;
+        this.#drop();
         reject(connectionError(`The database did not finish the transaction within ${ms} ms`));
       }, ms);
     });

@@ -18,8 +18,8 @@ const RESERVE_WAIT_MS = 3_000;
 /**
  * Longest a request transaction may take from the moment it has its connection. A database that
  * is frozen (not down: its sockets stay open) runs no statement timeout, so this bound is kept
- * here: past it, the request answers 503, and postgres.js cancels a statement still unanswered
- * (`query_timeout`) and closes its connection when the cancel goes unanswered too.
+ * here: past it, the connection is dropped and the request answers 503. postgres.js's own
+ * `query_timeout` cancels a statement of the pool's that runs as long.
  */
 export const TRANSACTION_DEADLINE_MS = 7_000;
 /** How long a cancel may go unanswered before postgres.js closes the connection. */

@@ -1,7 +1,8 @@
 /**
  * Where this project works around postgres.js 4.2.0, in one module. The pool (pool.ts) wraps each
  * reservation in `withLiteralValues`; the connection watch (connection_watch.ts) sends queries
- * through `refusedWhenSent`. Nothing else knows of them. Each names what it works around, the test
+ * through `refusedWhenSent` and drops a late transaction's connection with `dropConnectionOf`.
+ * Nothing else knows of them. Each names what it works around, the test
  * that shows it on the unpatched dependency, and when it can be deleted.
  *
  * 1. An unnamed statement with parameters waits for Postgres to describe them before anything
@@ -17,6 +18,14 @@
  *    released reservation's queries: "a released reservation refuses its queries"). Shown by "a
  *    query made in time but sent after its transaction was sealed is refused"; delete when the
  *    runner sends no COMMIT ahead of a handler's statements.
+ * 3. A reservation whose server stops answering cannot be ended through postgres.js's API:
+ *    `release()` waits for the statement in flight, `query_timeout` sends no cancel for a statement
+ *    still waiting for its description, and a connection released in a transaction with nothing in
+ *    flight is ended politely, waiting for the server. Its place in the pool stays taken until the
+ *    server thaws or TCP gives up. At the transaction's deadline `dropConnectionOf` destroys the
+ *    connection the transaction's BEGIN was sent on (`Query.connection`, set by the pool). Shown
+ *    by "a released reservation whose server froze keeps its connection"; delete when its first half
+ *    fails.
  */
 import type postgres from "postgres";
 import { hexOf } from "../hex.ts";
@@ -199,4 +208,19 @@ export function refusedWhenSent<T>(query: T, refusal: () => Error | null): T {
     return Promise.resolve();
   };
   return query;
+}
+
+// ---- 3. Dropping a reservation's connection ----
+
+/** What postgres.js notes on a query once it has placed it on a connection. */
+interface PlacedQuery {
+  connection?: { destroy(): void } | null;
+}
+
+/**
+ * Closes the connection `query` was sent on at once, whatever it waits for: whatever else waits on
+ * it is refused, and the pool opens another in its place.
+ */
+export function dropConnectionOf(query: unknown): void {
+  (query as PlacedQuery | null)?.connection?.destroy();
 }

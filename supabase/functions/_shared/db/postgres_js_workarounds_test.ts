@@ -9,7 +9,12 @@ import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { RoundTripProxy } from "../../../../scripts/support/round_trip_proxy.ts";
-import { refusedWhenSent, sqlLiteral, withLiteralValues } from "./postgres_js_workarounds.ts";
+import {
+  dropConnectionOf,
+  refusedWhenSent,
+  sqlLiteral,
+  withLiteralValues,
+} from "./postgres_js_workarounds.ts";
 
 /** An in-memory Postgres served on a local port, for the driver's own behaviour. */
 async function servedPglite(): Promise<{ url: string; port: number; close: () => Promise<void> }> {
@@ -173,5 +178,56 @@ Deno.test({
       await sql.end({ timeout: 0 });
       await database.close();
     }
+  },
+});
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Whether the connection of a reservation whose server stops answering mid-statement closes once
+ * the reservation is released, past postgres.js's own timeouts; `drop` runs before the release.
+ */
+async function closesWhenFrozen(drop: (begun: unknown) => void): Promise<boolean> {
+  const database = await servedPglite();
+  const proxy = RoundTripProxy.start({ hostname: "127.0.0.1", port: database.port });
+  let closed = false;
+  const sql = postgres(`postgres://postgres@127.0.0.1:${proxy.port}/postgres`, {
+    max: 1,
+    fetch_types: false,
+    query_timeout: 0.3,
+    cancel_timeout: 0.3,
+    onnotice: () => {},
+    onclose: () => (closed = true),
+  });
+  try {
+    const reserved = await sql.reserve();
+    const begun = reserved.unsafe("begin").execute();
+    await begun;
+    proxy.holdAfter(0); // the server hears nothing more: frozen, its socket open
+    reserved`select ${"waits for its description"}::text as a`.execute().catch(() => {});
+    await pause(1_000);
+    drop(begun);
+    reserved.release();
+    await pause(1_000);
+    return closed;
+  } finally {
+    proxy.release();
+    await sql.end({ timeout: 0 });
+    proxy.close();
+    await database.close();
+  }
+}
+
+Deno.test({
+  name: "a released reservation whose server froze keeps its connection, unless it is dropped",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    equal(
+      await closesWhenFrozen(() => {}),
+      false,
+      "postgres.js closed the frozen connection itself: dropConnectionOf can go",
+    );
+    equal(await closesWhenFrozen(dropConnectionOf), true, "dropConnectionOf closes it at once");
   },
 });

@@ -71,6 +71,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
       Promise.race([deadline, lostAhead]),
     );
     const begun = reserved.unsafe("begin").execute();
+    watch.dropsWith(begun);
     const opening = open(reserved).execute();
     opening.then((rows) => watch.answered(rows), () => {});
     // Handled below, once `fn` has finished: an opening error outranks what it caused in `fn`.
