@@ -32,6 +32,18 @@ async function servedPglite(): Promise<{ url: string; port: number; close: () =>
   };
 }
 
+/** Runs `fn` with a one-connection pool on a served in-memory Postgres, then ends both. */
+async function withServedPool(fn: (sql: postgres.Sql) => Promise<void>): Promise<void> {
+  const database = await servedPglite();
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  try {
+    await fn(sql);
+  } finally {
+    await sql.end({ timeout: 0 });
+    await database.close();
+  }
+}
+
 /** The round trips of BEGIN, two statements with parameters and COMMIT, sent together. */
 async function roundTripsOfATransaction(reserved: postgres.ReservedSql): Promise<number> {
   const sent = [
@@ -123,10 +135,8 @@ Deno.test({
   name: "a query made in time but sent after its transaction was sealed is refused, not sent",
   sanitizeOps: false,
   sanitizeResources: false,
-  async fn() {
-    const database = await servedPglite();
-    const sql = postgres(database.url, { max: 1, onnotice: () => {} });
-    try {
+  fn: () =>
+    withServedPool(async (sql) => {
       const reserved = await sql.reserve();
       let sealed = false;
       await reserved`begin`;
@@ -148,21 +158,15 @@ Deno.test({
       equal(row?.late, "sent", "postgres.js sends a query when awaited: refusedWhenSent must stay");
       ok(row?.checked !== "sent", "the refused query never ran");
       reserved.release();
-    } finally {
-      await sql.end({ timeout: 0 });
-      await database.close();
-    }
-  },
+    }),
 });
 
 Deno.test({
   name: "a released reservation refuses its queries instead of sending them to the next holder",
   sanitizeOps: false,
   sanitizeResources: false,
-  async fn() {
-    const database = await servedPglite();
-    const sql = postgres(database.url, { max: 1, onnotice: () => {} });
-    try {
+  fn: () =>
+    withServedPool(async (sql) => {
       const first = await sql.reserve();
       const late = first`select current_setting('test.holder', true) as holder`;
       first.release();
@@ -174,11 +178,7 @@ Deno.test({
       ok(refused instanceof Error, "the released reservation's query was refused");
       await second`rollback`;
       second.release();
-    } finally {
-      await sql.end({ timeout: 0 });
-      await database.close();
-    }
-  },
+    }),
 });
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
