@@ -48,10 +48,7 @@ async function transactionAs<T>(
   callerOptions: CallerTransactionOptions = {},
 ): Promise<{ value: T; actedAs: Identity }> {
   // The count travels ahead of the transaction when the database keeps it.
-  const options = {
-    ...callerOptions,
-    ahead: (send: SendAhead, lost: Promise<never>) => verdict.sendAhead(send, lost),
-  };
+  const options = { ...callerOptions, ahead: (send: SendAhead) => verdict.sendAhead(send) };
   if (credential.kind !== "api_key") return await asCaller(credential, fn, options);
   try {
     const done = await asCaller(credential, fn, options);

@@ -30,17 +30,6 @@ export class ConnectionWatch {
 
   #firstFailure: unknown = undefined;
 
-  /**
-   * Notes a statement's answer: one without the command Postgres completed was never run (a
-   * connection that ended answered it with nothing), and the connection is treated as lost.
-   */
-  answered(rows: unknown): void {
-    // postgres.js's Result starts with `command: null`; CommandComplete sets it. Several
-    // statements in one simple query answer a plain array of Results.
-    const result = Array.isArray(rows) && !("command" in rows) ? rows.at(-1) : rows;
-    if ((result as { command?: unknown } | null | undefined)?.command == null) this.lost = true;
-  }
-
   /** Notes a statement's failure: the first one is what the statements after it failed for. */
   failed(error: unknown): void {
     this.#firstFailure ??= error;
@@ -141,8 +130,8 @@ export function guard(reserved: postgres.ReservedSql, watch: ConnectionWatch): T
     for (const arg of args.flat()) if (isQuery(arg)) fragments.add(arg);
     const checked = refusedWhenSent(query, () => refusalOf(watch));
     if (isQuery(checked)) {
-      // Promise's own `then`, which hears the outcome first and sends nothing (the query's sends).
-      Promise.prototype.then.call(checked, (rows) => watch.answered(rows), (e) => watch.failed(e));
+      // Promise's own `then`, which hears the failure first and sends nothing (the query's sends).
+      Promise.prototype.then.call(checked, undefined, (e) => watch.failed(e));
       queueMicrotask(() => {
         if (!fragments.has(checked)) checked.execute();
       });

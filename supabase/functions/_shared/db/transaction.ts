@@ -29,9 +29,9 @@ export interface TransactionOptions {
   /**
    * Sends statements of their own (through `send`) on the connection before BEGIN, in the same
    * write: each commits by itself, whatever becomes of the transaction (the rate limiter's count).
-   * `lost` rejects if the connection is lost or the transaction's deadline passes.
+   * A statement whose connection is lost, or dropped at the deadline, is refused with it.
    */
-  ahead?: ((send: SendAhead, lost: Promise<never>) => void) | undefined;
+  ahead?: ((send: SendAhead) => void) | undefined;
   /**
    * A statement sent right before COMMIT, in the same write, once `fn` has finished (an
    * Idempotency-Key's answer, kept with the work it answers). If it
@@ -59,21 +59,13 @@ export async function inTransaction<O extends postgres.Row[], T>(
   const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
   let handedOver = false;
   const giveBack = () => watch.giveBack(reserved);
-  // A statement sent ahead on a connection that is then lost may never be answered.
-  let dropAhead: (error: unknown) => void = () => {};
-  const lostAhead = new Promise<never>((_, reject) => (dropAhead = reject));
-  lostAhead.catch(() => {});
   try {
     // Unprepared, its values written in (`withLiteralValues`): a named statement with parameters
-    // waits for its description first, and on a connection lost meanwhile it was never answered.
-    options.ahead?.(
-      (text, params) => reserved.unsafe(text, params as never[]).execute(),
-      Promise.race([deadline, lostAhead]),
-    );
+    // waits for its description before anything behind it is sent.
+    options.ahead?.((text, params) => reserved.unsafe(text, params as never[]).execute());
     const begun = reserved.unsafe("begin").execute();
     watch.dropsWith(begun);
     const opening = open(reserved).execute();
-    opening.then((rows) => watch.answered(rows), () => {});
     // Handled below, once `fn` has finished: an opening error outranks what it caused in `fn`.
     begun.catch(() => {});
     opening.catch(() => {});
@@ -119,8 +111,7 @@ export async function inTransaction<O extends postgres.Row[], T>(
       watch.sealed = true;
       const ending = committed ?? reserved.unsafe("rollback");
       if (!watch.lost) await Promise.race([ending, deadline]).catch((e) => watch.seen(e));
-      // A connection lost meanwhile may have answered statements it never ran (with no rows):
-      // what the handler made of them is not the answer.
+      // A lost connection is the answer, whatever the handler made of the refusals it caused.
       if (watch.lost) throw connectionError("The database connection was lost");
       throw watch.seen(refusal ?? ("error" in outcome ? outcome.error : undefined));
     }
@@ -159,14 +150,12 @@ export async function inTransaction<O extends postgres.Row[], T>(
     // Postgres answers the COMMIT of a transaction in which a statement failed with a rollback.
     const failure = watch.failure;
     if (failure) throw failure.error;
-    // Anything but COMMIT's own answer (a connection that ended answered it with nothing) leaves
-    // the write's fate unknown.
+    // Anything but COMMIT's own answer leaves the write's fate unknown.
     if ((ended as { command?: string }).command !== "COMMIT") {
       throw connectionError("The database did not confirm the COMMIT");
     }
     return { value: outcome.value, opened: await opening };
   } finally {
-    if (watch.lost) dropAhead(connectionError("The database connection was lost"));
     if (!handedOver) giveBack();
   }
 }

@@ -21,8 +21,7 @@ export function countInDatabase(
     [key, limit, WINDOW_MS, requestId],
   )
     .then(([row]) => {
-      // The function always returns a row: none means the statement never ran, which a database
-      // restart was seen to cause (tests/faults_restart_test.ts). The budget is unknown: 503.
+      // The function always returns a row; without one the budget is unknown: 503.
       if (!row) throw connectionError("The rate limit's count did not complete");
       return {
         success: row.remaining >= 0,

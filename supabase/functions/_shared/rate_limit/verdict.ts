@@ -55,12 +55,11 @@ function upstashAnswers(): boolean {
 }
 
 /**
- * A connection about to carry a transaction, what rejects if it is lost meanwhile, and the request
- * whose refusal the database keeps for the transaction to find.
+ * A connection about to carry a transaction, and the request whose refusal the database keeps for
+ * the transaction to find.
  */
 interface Ahead {
   send: SendAhead;
-  lost: Promise<never>;
   requestId: string | null;
 }
 
@@ -81,7 +80,7 @@ async function countShared(
   // Once a count was left to travel ahead, it is the database's, whatever Upstash says meanwhile:
   // a write's transaction asks the database for its verdict (`assertWithinBudget`).
   if (on !== null) {
-    return await Promise.race([countInDatabase(on.send, kind, key, on.requestId), on.lost]);
+    return await countInDatabase(on.send, kind, key, on.requestId);
   }
   if (upstash && upstashAnswers()) {
     const window = await upstash.limit(kind, hashed).catch((e: unknown) => {
@@ -173,8 +172,8 @@ export class Verdict {
    * Sends the count through `send`, ahead of the transaction about to open on its connection,
    * unless it went to a store already.
    */
-  sendAhead(send: SendAhead, lost: Promise<never>): void {
-    if (this.#headers === null) this.#count({ send, lost, requestId: this.#keptFor });
+  sendAhead(send: SendAhead): void {
+    if (this.#headers === null) this.#count({ send, requestId: this.#keptFor });
   }
 
   /**
