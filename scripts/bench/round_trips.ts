@@ -15,7 +15,6 @@ import { freshDatabase } from "../support/fresh_database.ts";
 import { RoundTripProxy, type RoundTrips } from "../support/round_trip_proxy.ts";
 import { ServerProcess } from "../support/server_process.ts";
 
-const databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const NETWORK_MS = 2;
 
 interface Kind {
@@ -48,8 +47,14 @@ export interface Counted {
   status: string;
 }
 
-/** Round trips and bytes of each request kind, warm. */
-export async function countRoundTrips(prepare: boolean): Promise<Counted[]> {
+/**
+ * Round trips and bytes of each request kind, warm, on a fresh database of the Postgres at
+ * `databaseUrl` (a role that may create databases and end their sessions).
+ */
+export async function countRoundTrips(
+  prepare: boolean,
+  databaseUrl = Deno.env.get("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres",
+): Promise<Counted[]> {
   const database = await freshDatabase(databaseUrl, "rpgtrips");
   const target = new URL(database.url);
   // postgres.js writes a pipeline in pieces (it flushes at 1 KB). Across a network the database
