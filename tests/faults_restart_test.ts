@@ -198,3 +198,52 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "database frozen: a count sent before any transaction (a body past 64 KB) answers 503 " +
+    "within seconds (prepared statements off, as behind the hosted pooler)",
+  ignore: !clusterFaults,
+  async fn() {
+    const cluster = await PostgresCluster.create();
+    let server: ServerProcess | null = null;
+    const sql = postgres(cluster.url, { max: 1, onnotice: () => {} });
+    try {
+      server = await ServerProcess.start({
+        DATABASE_URL: cluster.url,
+        // Unnamed, a statement with parameters waits for a description the frozen database never
+        // sends, and postgres.js's query_timeout does not end that wait.
+        DATABASE_PREPARE: "false",
+        LOG_LEVEL: "silent",
+      });
+      const account = await createAccount(sql, 4);
+      // A body this large is read only once its budget is known, so its count goes to the
+      // database on a pooled connection of its own, before the request's transaction.
+      const findLarge = () =>
+        post(server!.functionsUrl, "find-spell", { id: 1, name: "x".repeat(70_000) }, {
+          token: account.token,
+          ip: randomIp(),
+          timeoutMs: HUNG_MS,
+        });
+      equal((await findLarge()).status, 200);
+      const { postmaster, backends } = await cluster.pids();
+      cluster.signal([postmaster, ...backends], "SIGSTOP");
+      try {
+        const res = await findLarge();
+        equal(res.status, 503, `frozen: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+        ok(res.ms < FROZEN_PROMPT_MS, `frozen: answered in ${Math.round(res.ms)} ms`);
+      } finally {
+        cluster.signal([postmaster, ...backends], "SIGCONT");
+      }
+      await waitFor(
+        "a success after the database thaws",
+        async () => (await findLarge()).status === 200,
+        20_000,
+        250,
+      );
+    } finally {
+      await server?.stop();
+      await sql.end({ timeout: 1 });
+      await cluster.destroy();
+    }
+  },
+});

@@ -159,3 +159,21 @@ export async function inTransaction<O extends postgres.Row[], T>(
     if (!handedOver) giveBack();
   }
 }
+
+/**
+ * Sends one statement that commits by itself, on a connection of its own, bounded as a transaction
+ * is: past the deadline its connection is dropped and it fails (503), even while the statement
+ * waits for a description that a frozen database never sends.
+ */
+export async function sendAlone(text: string, params: unknown[]): Promise<postgres.Row[]> {
+  const reserved = await reserveConnection();
+  const watch = new ConnectionWatch();
+  const deadline = watch.deadline(TRANSACTION_DEADLINE_MS);
+  try {
+    const sent = reserved.unsafe(text, params as never[]).execute();
+    watch.dropsWith(sent);
+    return await Promise.race([sent, deadline]);
+  } finally {
+    watch.giveBack(reserved);
+  }
+}

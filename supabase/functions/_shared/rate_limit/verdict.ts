@@ -13,8 +13,7 @@
 import type { RateLimitStore } from "@shared/contract/entry.ts";
 import { noteAddressWindow } from "../auth/api_key_standing.ts";
 import type { Bucket } from "../auth/credential.ts";
-import { sql } from "../db/pool.ts";
-import type { SendAhead } from "../db/transaction.ts";
+import { type SendAhead, sendAlone } from "../db/transaction.ts";
 import { env } from "../env.ts";
 import { BoundedMap } from "../bounded_map.ts";
 import { log } from "../log.ts";
@@ -62,10 +61,6 @@ interface Ahead {
   send: SendAhead;
   requestId: string | null;
 }
-
-/** Sends a statement through the pool, on a connection of its own. */
-const sendAlone: SendAhead = (text, params) =>
-  sql.unsafe(text, params as never[], { prepare: true }).execute();
 
 /**
  * Counts one request in the shared store: Upstash while it answers, else the database, ahead of a
