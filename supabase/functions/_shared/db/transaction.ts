@@ -60,8 +60,9 @@ export async function inTransaction<O extends postgres.Row[], T>(
   let handedOver = false;
   const giveBack = () => watch.giveBack(reserved);
   try {
-    // Unprepared, its values written in (`withLiteralValues`): a named statement with parameters
-    // waits for its description before anything behind it is sent.
+    // Unprepared, its values written in (`withLiteralValues`): a statement with parameters that is
+    // unnamed, or not yet prepared on this connection, waits for its description before anything
+    // behind it is sent.
     options.ahead?.((text, params) => reserved.unsafe(text, params as never[]).execute());
     const begun = reserved.unsafe("begin").execute();
     watch.dropsWith(begun);
