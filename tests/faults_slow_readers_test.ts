@@ -2,7 +2,7 @@
  * Fault: clients that start a whole-result find (about 29 MB here) and stop reading. They must
  * not hold the database's connections or unbounded memory: a stalled reader gives its connection
  * back after STALL_LIMIT_MS, whole results take all but two of the pool at most (half of it per
- * caller), and a normal find by id is served meanwhile. Behind RUN_CLUSTER_FAULTS (CI sets it).
+ * caller, who is refused with a 429 beyond it), and a normal find by id is served meanwhile. Behind RUN_CLUSTER_FAULTS (CI sets it).
  */
 import { equal, ok } from "node:assert/strict";
 import postgres from "postgres";
@@ -81,6 +81,26 @@ Deno.test({
           ` MB before, peak ${Math.round(peakRssKb / 1024)} MB, ${Math.round(rssAfter / 1024)} MB` +
           " after; connections held after the stall limit: 0",
       );
+
+      // One caller's whole results being sent take at most half the pool (5 of 10): the next is
+      // refused with a 429 it can retry, not queued behind them.
+      const ip = randomIp();
+      const ownStreams = await Promise.all(Array.from({ length: 6 }, async () => {
+        const res = await fetchFrom(ip)(`${server.functionsUrl}/find-ability-block`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${accounts[1]!.token}` },
+          body: "{}",
+        });
+        if (res.status === 200 && res.body) stalled.push({ reader: res.body.getReader() });
+        return { status: res.status, retryAfter: res.headers.get("retry-after"), res };
+      }));
+      equal(ownStreams.filter((r) => r.status === 200).length, 5, "five of one caller's streams");
+      const refused = ownStreams.find((r) => r.status !== 200)!;
+      equal(refused.status, 429);
+      equal(refused.retryAfter, "2");
+      const body = await refused.res.json();
+      equal(body.status, "fail");
+      ok(/Too many whole results of yours/.test(body.data.message), body.data.message);
     } finally {
       for (const s of stalled) await s.reader.cancel().catch(() => {});
       await sql.end();

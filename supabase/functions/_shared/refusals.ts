@@ -1,7 +1,8 @@
 import { Fail } from "./envelope.ts";
 
 /**
- * Every refusal the pipeline answers with an HTTP status other than 200, written once. The first
+ * Every refusal of a credential, a method, a body's size or a budget (an HTTP status other than
+ * 200), written once; an Idempotency-Key's refusals are `idempotency.ts`'s own. The first
  * group is the interface's catalogue, copied exactly (the SQL request openers raise the API-key and
  * grant messages with SQLSTATE PT401/PT403, which `db_errors.ts` turns into these statuses); the
  * rest are this service's own wording for what the interface leaves unsaid.
@@ -16,6 +17,14 @@ export const refusals = {
       429,
       {},
       windowHeaders,
+    ),
+  /** 429: the caller's whole results still being sent hold their share of the pool. */
+  tooManyStreams: () =>
+    new Fail(
+      "Too many whole results of yours are still being sent: read them first, or ask by id",
+      429,
+      {},
+      { "Retry-After": "2" },
     ),
   /** 413: the body is over the endpoint's cap. */
   bodyTooLarge: (maxBytes: number) =>

@@ -1,5 +1,6 @@
 import { env } from "./env.ts";
-import { Fail, Unavailable } from "./envelope.ts";
+import { Unavailable } from "./envelope.ts";
+import { refusals } from "./refusals.ts";
 
 /**
  * Whole results being sent at once, each holding a connection until its reader has taken it: all
@@ -13,14 +14,7 @@ const streamingBy = new Map<string, number>();
 
 /** Takes a place for one whole result, or refuses with a fail the caller can retry after. */
 export function takeStreamPlace(caller: string): () => void {
-  if ((streamingBy.get(caller) ?? 0) >= MAX_STREAMS_PER_CALLER) {
-    throw new Fail(
-      "Too many whole results of yours are still being sent: read them first, or ask by id",
-      429,
-      {},
-      { "Retry-After": "2" },
-    );
-  }
+  if ((streamingBy.get(caller) ?? 0) >= MAX_STREAMS_PER_CALLER) throw refusals.tooManyStreams();
   // Beyond the cap the pool is the rest of the service's: a 503 with Retry-After, like any other
   // moment without a free connection.
   if (streaming >= MAX_STREAMS) throw new Unavailable("too many whole results are being sent");
