@@ -198,6 +198,30 @@ test("each tools/call of a batch spends one unit of the caller's rate budget", a
   equal(await remaining(), before - 4);
 });
 
+test("an mcp batch that cancels its own request is answered in full: a cancellation is ignored", async () => {
+  const user = await makeUser();
+  const { apiKey } = await makeApiKey(user);
+  const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+  const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } };
+  for (const batch of [[list, cancel], [cancel, list]]) {
+    const res = await fetchFrom(randomIp())(mcpUrl, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify(batch),
+      // Unanswered, the request would wait until the client gives up.
+      signal: AbortSignal.timeout(10_000),
+    });
+    equal(res.status, 200);
+    const answers = [await res.json()].flat() as { id: number; result: { tools: unknown[] } }[];
+    deepStrictEqual(answers.map((a) => a.id), [1]);
+    ok(answers[0]!.result.tools.length > 0, JSON.stringify(answers).slice(0, 200));
+  }
+});
+
 test("the mcp function answers 401 with WWW-Authenticate without a credential, 405 to GET and DELETE", async () => {
   const unauthenticated = await fetchFrom(randomIp())(mcpUrl, {
     method: "POST",

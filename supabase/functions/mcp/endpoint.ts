@@ -13,6 +13,7 @@ import { type CallOrigin, callTool } from "./call_tool.ts";
 import {
   AjvJsonSchemaValidator,
   CallToolRequestSchema,
+  CancelledNotificationSchema,
   ListToolsRequestSchema,
   Server,
   WebStandardStreamableHTTPServerTransport,
@@ -97,6 +98,9 @@ async function exchange(req: Request, origin: CallOrigin): Promise<Response> {
     jsonSchemaValidator: validator,
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
+  // A cancellation can name only a request of this same POST, whose answer the JSON response waits
+  // for; the SDK's own handler would leave that request unanswered and the response pending.
+  server.setNotificationHandler(CancelledNotificationSchema, () => {});
   // The calls of a batch run one after another: one request holds one database connection.
   let queue: Promise<unknown> = Promise.resolve();
   server.setRequestHandler(CallToolRequestSchema, (request) => {

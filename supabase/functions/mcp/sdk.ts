@@ -14,6 +14,7 @@ export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 export {
   CallToolRequestSchema,
   type CallToolResult,
+  CancelledNotificationSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
