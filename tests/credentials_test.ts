@@ -108,6 +108,16 @@ test("the service role key is never accepted as a bearer", async () => {
   );
 });
 
+test("a bearer shaped like a JWT whose header is not one is refused as the caller's (401), not 503", async () => {
+  for (const token of ["aaa.bbb.ccc", `${btoa("not json!")}.e30.x`]) {
+    equal(
+      failMessage(await call("find-spell", { id: 1 }, { token }), 401),
+      "Invalid token: the signature or format is not valid",
+      token,
+    );
+  }
+});
+
 // Issue 16, item 9: signed out, the project's anon key reads what is public.
 
 test("the anon key reads official published content, and nothing unpublished", async () => {

@@ -222,6 +222,114 @@ test("an mcp batch that cancels its own request is answered in full: a cancellat
   }
 });
 
+/** POSTs one JSON-RPC message or batch to the mcp function as `token`, from an address of its own. */
+async function postMcp(token: string, body: unknown): Promise<Response> {
+  return await fetchFrom(randomIp())(mcpUrl, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+}
+
+const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+
+test("an mcp batch is refused whole, before any call runs, when it is empty, repeats a request id or lists the tools twice", async () => {
+  const user = await makeUser();
+  const { apiKey } = await makeApiKey(user);
+  const name = `Batch ${crypto.randomUUID()}`;
+  const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list" });
+  for (
+    const [batch, reason] of [
+      [[], /empty/],
+      [
+        [{ jsonrpc: "2.0", id: 7, method: "ping" }, toolCall(7, "create-campaign", { name })],
+        /id 7/,
+      ],
+      [
+        [toolCall(1, "create-campaign", { name }), toolCall(1, "create-campaign", { name })],
+        /id 1/,
+      ],
+      [[list(1), list(2)], /lists the tools once/],
+    ] as const
+  ) {
+    const res = await postMcp(apiKey, batch);
+    equal(res.status, 400, JSON.stringify(batch).slice(0, 100));
+    const answer = await res.json();
+    equal(answer.error.code, -32600);
+    match(answer.error.message, reason);
+  }
+  const [row] = await adminSql<{ n: number }[]>`
+    select count(*)::int as n from public.campaign where name = ${name}`;
+  equal(row?.n, 0, "no call of a refused batch ran");
+});
+
+test("an mcp call of a name that is no tool's, constructor included, is an invalid-params error", async () => {
+  const user = await makeUser();
+  const { apiKey } = await makeApiKey(user);
+  for (const name of ["constructor", "toString", "no-such-tool"]) {
+    const res = await postMcp(apiKey, toolCall(1, name, {}));
+    equal(res.status, 200);
+    const answer = await res.json();
+    equal(answer.error.code, -32602, name);
+    equal(answer.error.message, `MCP error -32602: Unknown tool: ${name}`);
+  }
+});
+
+test("an mcp idempotency_key that no header can carry is a tool error naming the argument", async () => {
+  const user = await makeUser();
+  const { apiKey } = await makeApiKey(user);
+  for (const key of ["a\nb", "a\u0000b", "a\u2603b", ""]) {
+    const res = await postMcp(
+      apiKey,
+      toolCall(1, "create-campaign", { name: "Keyed", idempotency_key: key }),
+    );
+    equal(res.status, 200);
+    const { result } = await res.json();
+    equal(result.isError, true, JSON.stringify(key));
+    match(result.structuredContent.data.message, /^Invalid value for idempotency_key/);
+  }
+});
+
+test("an mcp request gathers at most 4 MiB of results: calls that start past it are refused without running", async () => {
+  const user = await makeUser();
+  const { apiKey } = await makeApiKey(user);
+  const [source] = await adminSql<{ id: number }[]>`
+    insert into public.content_source (name, user_id, is_published)
+    values ('Large spells', ${user.user_id}, false) returning id`;
+  // Fifteen spells of 100,000 characters: about 1.5 MB a find, under one result's 2 MiB.
+  const spells = await adminSql<{ id: number }[]>`
+    insert into public.spell (name, rank, description, content_source_id)
+    select 'Large ' || g, 1, repeat('x', 100000), ${source!.id}
+    from generate_series(1, 15) g returning id`;
+  const ids = spells.map((s) => Number(s.id));
+  const batch = [1, 2, 3, 4].map((id) => toolCall(id, "find-spell", { id: ids }));
+  const res = await postMcp(apiKey, batch);
+  equal(res.status, 200);
+  const answers = (await res.json() as {
+    id: number;
+    result: { isError?: boolean; structuredContent: { data: unknown[] | { message: string } } };
+  }[]).sort((a, b) => a.id - b.id);
+  for (const answer of answers.slice(0, 3)) {
+    equal(answer.result.isError, undefined);
+    equal((answer.result.structuredContent.data as unknown[]).length, 15);
+  }
+  equal(answers[3]!.result.isError, true);
+  match(
+    (answers[3]!.result.structuredContent.data as { message: string }).message,
+    /^This request's results have reached 4194304 bytes/,
+  );
+});
+
 test("the mcp function answers 401 with WWW-Authenticate without a credential, 405 to GET and DELETE", async () => {
   const unauthenticated = await fetchFrom(randomIp())(mcpUrl, {
     method: "POST",

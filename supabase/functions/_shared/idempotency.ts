@@ -1,6 +1,7 @@
 import {
   honoursIdempotencyKey,
   IDEMPOTENCY_HEADER,
+  IDEMPOTENCY_KEY_PATTERN,
   refusesIdempotencyKey,
 } from "@shared/idempotency.ts";
 import { Fail } from "./envelope.ts";
@@ -28,7 +29,7 @@ export function idempotencyKeyOf(req: Request, endpoint: string): string | null 
     );
   }
   if (!honoursIdempotencyKey(endpoint)) return null;
-  if (!/^[\x20-\x7e]{1,255}$/.test(key)) {
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw new Fail(
       `Invalid ${IDEMPOTENCY_HEADER} header: expected 1 to 255 printable ASCII characters`,
       400,

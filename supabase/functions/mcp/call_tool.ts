@@ -6,12 +6,18 @@
  * grants and tier caps are the endpoint's, unchanged.
  */
 import { type CallToolResult, ErrorCode, McpError } from "./sdk.ts";
-import { IDEMPOTENCY_HEADER } from "@shared/idempotency.ts";
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "@shared/idempotency.ts";
 import { toolHandlers } from "./handlers.ts";
 import { IDEMPOTENCY_ARGUMENT, isToolName } from "./tools.ts";
 
 /** The largest result a tool returns: a model's context holds far less; filters narrow a find. */
 export const MAX_RESULT_BYTES = 2 * 1024 * 1024;
+/**
+ * The results one POST may gather: a batch's answer is held whole until its last call ends (each
+ * result twice, as text and as structured content), and a hundred large ones filled the heap.
+ * Calls that start past it are refused without running.
+ */
+export const MAX_BATCH_RESULT_BYTES = 2 * MAX_RESULT_BYTES;
 
 /** Headers of the MCP request that describe the MCP exchange, not the caller: never passed on. */
 const EXCHANGE_HEADERS = [
@@ -25,10 +31,11 @@ const EXCHANGE_HEADERS = [
   IDEMPOTENCY_HEADER,
 ];
 
-/** The MCP request a call came in: whose it is, and from where. */
+/** The MCP request a call came in: whose it is, from where, and the result bytes it has gathered. */
 export interface CallOrigin {
   req: Request;
   info: Deno.ServeHandlerInfo | undefined;
+  resultBytes: number;
 }
 
 /** Runs one tool call through its endpoint and returns the endpoint's answer as a tool result. */
@@ -38,13 +45,21 @@ export async function callTool(
   origin: CallOrigin,
 ): Promise<CallToolResult> {
   if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  if (origin.resultBytes >= MAX_BATCH_RESULT_BYTES) {
+    return errorResult(
+      `This request's results have reached ${MAX_BATCH_RESULT_BYTES} bytes: send the remaining ` +
+        "calls in another request",
+    );
+  }
   const { [IDEMPOTENCY_ARGUMENT]: key, ...body } = args ?? {};
   const headers = new Headers(origin.req.headers);
   for (const header of EXCHANGE_HEADERS) headers.delete(header);
   headers.set("content-type", "application/json");
   if (key !== undefined) {
-    if (typeof key !== "string") {
-      return errorResult(`Invalid value for ${IDEMPOTENCY_ARGUMENT}: expected a string`);
+    if (typeof key !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+      return errorResult(
+        `Invalid value for ${IDEMPOTENCY_ARGUMENT}: expected 1 to 255 printable ASCII characters`,
+      );
     }
     headers.set(IDEMPOTENCY_HEADER, key);
   }
@@ -55,6 +70,7 @@ export async function callTool(
   });
   const response = await toolHandlers[name](request, origin.info);
   const text = await readCapped(response);
+  origin.resultBytes += text?.length ?? 0;
   if (text === null) {
     return errorResult(
       `The result is larger than ${MAX_RESULT_BYTES} bytes: ask for fewer records (ids, filters)`,

@@ -14,6 +14,7 @@ import {
   AjvJsonSchemaValidator,
   CallToolRequestSchema,
   CancelledNotificationSchema,
+  ErrorCode,
   ListToolsRequestSchema,
   Server,
   WebStandardStreamableHTTPServerTransport,
@@ -52,7 +53,7 @@ async function answer(req: Request, info?: Deno.ServeHandlerInfo): Promise<Respo
   const requestId = crypto.randomUUID();
   let response: Response;
   try {
-    response = await exchange(req, { req, info });
+    response = await exchange(req, { req, info, resultBytes: 0 });
   } catch (e) {
     response = e instanceof Fail ? refusal(e) : unexpected(e, requestId);
   }
@@ -90,6 +91,8 @@ async function exchange(req: Request, origin: CallOrigin): Promise<Response> {
   }
   // Read here, under the API's cap and time limit, rather than by the transport.
   const text = await readBodyCapped(req, MAX_MESSAGE_BYTES);
+  const refused = batchRefusal(text);
+  if (refused !== null) return invalidRequest(refused);
   const message = new Request(req.url, { method: "POST", headers: req.headers, body: text });
 
   const server = new Server(SERVER_INFO, {
@@ -116,6 +119,39 @@ async function exchange(req: Request, origin: CallOrigin): Promise<Response> {
   } finally {
     await server.close();
   }
+}
+
+/**
+ * Why a batch is refused before any of it runs, or null (the transport judges the rest). The SDK
+ * answers a batch once each request id has its answer: a repeated id left work running whose
+ * answer was dropped, and an empty batch got no answer. `tools/list` needs no credential and its
+ * answer is large: once a request.
+ */
+function batchRefusal(text: string): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed)) return null;
+  if (parsed.length === 0) return "the batch is empty";
+  const ids = new Set<string>();
+  let lists = 0;
+  for (const message of parsed) {
+    if (typeof message !== "object" || message === null || !("method" in message)) continue;
+    if (!("id" in message)) continue; // a notification
+    const id = JSON.stringify(message.id);
+    if (ids.has(id)) return `two requests of the batch have the id ${id.slice(0, 100)}`;
+    ids.add(id);
+    if (message.method === "tools/list" && ++lists > 1) return "a batch lists the tools once";
+  }
+  return null;
+}
+
+function invalidRequest(reason: string): Response {
+  const error = { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${reason}` };
+  return jsonResponse({ jsonrpc: "2.0", error, id: null }, 400, {});
 }
 
 function refusal(f: Fail): Response {

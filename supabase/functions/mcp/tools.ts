@@ -11,7 +11,7 @@ import {
   type EndpointContract,
   type EndpointName,
 } from "@shared/contract.ts";
-import { honoursIdempotencyKey } from "@shared/idempotency.ts";
+import { honoursIdempotencyKey, IDEMPOTENCY_KEY_PATTERN } from "@shared/idempotency.ts";
 import { isObject, type Json, type JsonObject, toJsonSchema } from "@shared/json_schema.ts";
 
 /**
@@ -34,7 +34,7 @@ export const IDEMPOTENCY_ARGUMENT = "idempotency_key";
 
 const IDEMPOTENCY_KEY_SCHEMA: JsonObject = {
   type: "string",
-  pattern: "^[\\x20-\\x7e]{1,255}$",
+  pattern: IDEMPOTENCY_KEY_PATTERN.source,
   description: "Names this call so that a retry with the same key and arguments is answered " +
     "with the first call's result instead of doing the work again (1 to 255 printable ASCII " +
     "characters; as the API's Idempotency-Key header)",
@@ -45,7 +45,8 @@ const entries: Readonly<Record<string, EndpointContract>> = contract;
 
 /** Whether an endpoint is a tool. */
 export function isToolName(name: string): name is ToolName {
-  const entry = entries[name];
+  // Own entries only: `constructor` and the like are no endpoint's name.
+  const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
   return entry !== undefined && entry.auth.includes("api_key") &&
     !(NOT_TOOLS as readonly string[]).includes(name);
 }

@@ -145,9 +145,18 @@ const CALLER_FAULTS = [
 /** The algorithms Supabase Auth signs with besides the legacy HS256. */
 const ASYMMETRIC = ["ES256", "RS256", "EdDSA"];
 
-async function verifySignature(token: string): Promise<Record<string, unknown>> {
+/** The token's `alg`; a header that is not a JWT's is the caller's fault. */
+function algorithmOf(token: string): string | undefined {
   try {
-    const { alg } = decodeProtectedHeader(token);
+    return decodeProtectedHeader(token).alg;
+  } catch {
+    throw refusals.badSignature();
+  }
+}
+
+async function verifySignature(token: string): Promise<Record<string, unknown>> {
+  const alg = algorithmOf(token);
+  try {
     if (alg === "HS256" && hsKey) {
       return (await jwtVerify(token, hsKey, { algorithms: ["HS256"] })).payload;
     }
