@@ -285,6 +285,25 @@ test("an mcp call of a name that is no tool's, constructor included, is an inval
   }
 });
 
+test("an mcp tools/call with params of the wrong shape is an invalid-params error, not an internal one", async () => {
+  const user = await makeUser();
+  const { apiKey } = await makeApiKey(user);
+  for (
+    const params of [
+      { name: "find-spell", arguments: null },
+      { name: "find-spell", arguments: [1] },
+      { name: "find-spell", arguments: "id=1" },
+      { arguments: {} },
+      { name: 5 },
+    ]
+  ) {
+    const res = await postMcp(apiKey, { jsonrpc: "2.0", id: 1, method: "tools/call", params });
+    equal(res.status, 200);
+    const answer = await res.json();
+    equal(answer.error?.code, -32602, JSON.stringify(params));
+  }
+});
+
 test("an mcp idempotency_key that no header can carry is a tool error naming the argument", async () => {
   const user = await makeUser();
   const { apiKey } = await makeApiKey(user);

@@ -8,6 +8,7 @@ import { bearerHeader } from "../_shared/auth/classify_bearer.ts";
 import { errorBody, Fail, failBody, jsonResponse } from "../_shared/envelope.ts";
 import { log } from "../_shared/log.ts";
 import { readBodyCapped } from "../_shared/read_body.ts";
+import { z } from "zod";
 import type { FunctionHandler } from "../_shared/serve.ts";
 import { type CallOrigin, callTool } from "./call_tool.ts";
 import {
@@ -41,6 +42,8 @@ const INSTRUCTIONS = "Tools of a tabletop RPG character builder's API: reference
   "is the API endpoint of its name, with the same rules and the same rate budget (one request " +
   'per call). A result is the API\'s JSend envelope: `{status: "success", data}`, or a tool ' +
   "error whose message says what was refused and why.";
+
+const CALL_TOOL_METHOD = z.looseObject({ method: z.literal("tools/call") });
 
 // Ajv compiles schemas only for features these tools do not use (elicitation); one for all.
 const validator = new AjvJsonSchemaValidator();
@@ -106,8 +109,11 @@ async function exchange(req: Request, origin: CallOrigin): Promise<Response> {
   server.setNotificationHandler(CancelledNotificationSchema, () => {});
   // The calls of a batch run one after another: one request holds one database connection.
   let queue: Promise<unknown> = Promise.resolve();
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const call = queue.then(() => callTool(request.params.name, request.params.arguments, origin));
+  // Registered by its method alone: the SDK then checks the params itself and answers a bad one
+  // with -32602 (Invalid params); under the full schema a bad one was an internal error.
+  server.setRequestHandler(CALL_TOOL_METHOD, (request) => {
+    const { params } = CallToolRequestSchema.parse(request);
+    const call = queue.then(() => callTool(params.name, params.arguments, origin));
     queue = call.catch(() => {});
     return call;
   });
