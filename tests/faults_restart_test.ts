@@ -7,7 +7,7 @@ import { equal, ok } from "node:assert/strict";
 import postgres from "postgres";
 import { type Account, createAccount } from "../scripts/support/accounts.ts";
 import { waitFor } from "../scripts/support/free_port.ts";
-import { post, randomIp } from "./support/http.ts";
+import { type Answer, post, randomIp } from "./support/http.ts";
 import { PostgresCluster } from "../scripts/support/postgres_cluster.ts";
 import { ServerProcess } from "../scripts/support/server_process.ts";
 
@@ -144,6 +144,32 @@ Deno.test({
 /** How long a call may take while the database is frozen (the reserve wait plus the deadline). */
 const FROZEN_PROMPT_MS = 12_000;
 
+/** Runs `fn` with the postmaster and the server's backends stopped: sockets open, nothing answers. */
+async function whileFrozen(cluster: PostgresCluster, fn: () => Promise<void>): Promise<void> {
+  const { postmaster, backends } = await cluster.pids();
+  ok(backends.length > 0, "the server holds connections");
+  cluster.signal([postmaster, ...backends], "SIGSTOP");
+  try {
+    await fn();
+  } finally {
+    cluster.signal([postmaster, ...backends], "SIGCONT");
+  }
+}
+
+function assertPromptUnavailable(res: Answer): void {
+  equal(res.status, 503, `frozen: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  ok(res.ms < FROZEN_PROMPT_MS, `frozen: answered in ${Math.round(res.ms)} ms`);
+}
+
+async function servedAgain(call: () => Promise<Answer>): Promise<void> {
+  await waitFor(
+    "a success after the database thaws",
+    async () => (await call()).status === 200,
+    20_000,
+    250,
+  );
+}
+
 Deno.test({
   name: "database frozen or locked: calls answer 503 within seconds, and recover once it thaws",
   ignore: !clusterFaults,
@@ -172,25 +198,11 @@ Deno.test({
       await locked;
       equal((await find()).status, 200, "served again once the lock is gone");
 
-      // Frozen postmaster and backends: sockets stay open, nothing answers.
-      const { postmaster, backends } = await cluster.pids();
-      ok(backends.length > 0, "the server holds connections");
-      cluster.signal([postmaster, ...backends], "SIGSTOP");
-      try {
+      await whileFrozen(cluster, async () => {
         const frozen = await Promise.all(Array.from({ length: 12 }, () => find()));
-        for (const res of frozen) {
-          equal(res.status, 503, `frozen: HTTP ${res.status} ${JSON.stringify(res.body)}`);
-          ok(res.ms < FROZEN_PROMPT_MS, `frozen: answered in ${Math.round(res.ms)} ms`);
-        }
-      } finally {
-        cluster.signal([postmaster, ...backends], "SIGCONT");
-      }
-      await waitFor(
-        "a success after the database thaws",
-        async () => (await find()).status === 200,
-        20_000,
-        250,
-      );
+        for (const res of frozen) assertPromptUnavailable(res);
+      });
+      await servedAgain(find);
     } finally {
       await server?.stop();
       await sql.end({ timeout: 1 });
@@ -225,21 +237,8 @@ Deno.test({
           timeoutMs: HUNG_MS,
         });
       equal((await findLarge()).status, 200);
-      const { postmaster, backends } = await cluster.pids();
-      cluster.signal([postmaster, ...backends], "SIGSTOP");
-      try {
-        const res = await findLarge();
-        equal(res.status, 503, `frozen: HTTP ${res.status} ${JSON.stringify(res.body)}`);
-        ok(res.ms < FROZEN_PROMPT_MS, `frozen: answered in ${Math.round(res.ms)} ms`);
-      } finally {
-        cluster.signal([postmaster, ...backends], "SIGCONT");
-      }
-      await waitFor(
-        "a success after the database thaws",
-        async () => (await findLarge()).status === 200,
-        20_000,
-        250,
-      );
+      await whileFrozen(cluster, async () => assertPromptUnavailable(await findLarge()));
+      await servedAgain(findLarge);
     } finally {
       await server?.stop();
       await sql.end({ timeout: 1 });

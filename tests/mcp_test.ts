@@ -32,6 +32,24 @@ async function connect(token: string, ip = randomIp()): Promise<Client> {
   return client;
 }
 
+/** POSTs one JSON-RPC message or batch to the mcp function as `token`, from `ip`. */
+async function postMcp(
+  token: string,
+  body: unknown,
+  { ip = randomIp(), timeoutMs = 30_000 } = {},
+): Promise<Response> {
+  return await fetchFrom(ip)(mcpUrl, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+}
+
 async function makeCharacter(user: TestUser, name: string): Promise<number> {
   const created = successData(
     await call("create-character", { name }, { token: await freshToken(user) }),
@@ -182,15 +200,7 @@ test("each tools/call of a batch spends one unit of the caller's rate budget", a
     method: "tools/call",
     params: { name: "get-content-versions", arguments: { ids: [1] } },
   }));
-  const res = await fetchFrom(ip)(mcpUrl, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${apiKey}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify(batch),
-  });
+  const res = await postMcp(apiKey, batch, { ip });
   equal(res.status, 200);
   const answers = await res.json() as { id: number; result: { isError?: boolean } }[];
   deepStrictEqual(answers.map((a) => a.id).sort(), [1, 2, 3]);
@@ -204,37 +214,14 @@ test("an mcp batch that cancels its own request is answered in full: a cancellat
   const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
   const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } };
   for (const batch of [[list, cancel], [cancel, list]]) {
-    const res = await fetchFrom(randomIp())(mcpUrl, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify(batch),
-      // Unanswered, the request would wait until the client gives up.
-      signal: AbortSignal.timeout(10_000),
-    });
+    // Unanswered, the request would wait until the client gives up.
+    const res = await postMcp(apiKey, batch, { timeoutMs: 10_000 });
     equal(res.status, 200);
     const answers = [await res.json()].flat() as { id: number; result: { tools: unknown[] } }[];
     deepStrictEqual(answers.map((a) => a.id), [1]);
     ok(answers[0]!.result.tools.length > 0, JSON.stringify(answers).slice(0, 200));
   }
 });
-
-/** POSTs one JSON-RPC message or batch to the mcp function as `token`, from an address of its own. */
-async function postMcp(token: string, body: unknown): Promise<Response> {
-  return await fetchFrom(randomIp())(mcpUrl, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-}
 
 const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({
   jsonrpc: "2.0",
