@@ -121,24 +121,16 @@ test("source policies: no policy of a source, its content or its proposals calls
 });
 
 /**
- * A policy's expressions (USING and WITH CHECK, as Postgres stores them) with every sub-select
- * taken out: what is left is evaluated for each row.
+ * An expression (a policy's, as Postgres prints it, or a function's body) with every sub-select of
+ * a lone call without arguments taken out: `(select private.is_admin())` and
+ * `id in (select private.my_campaign_ids())` run once per statement. What is left, correlated
+ * sub-selects included, is evaluated for each row.
  */
 function perRowPart(expression: string): string {
-  let text = expression;
-  for (let start = text.indexOf("( SELECT"); start !== -1; start = text.indexOf("( SELECT")) {
-    let depth = 0;
-    let end = start;
-    for (; end < text.length; end++) {
-      if (text[end] === "(") depth++;
-      if (text[end] === ")" && --depth === 0) break;
-    }
-    text = `${text.slice(0, start)}$sub${text.slice(end + 1)}`;
-  }
-  return text;
+  return expression.replaceAll(/\(\s*select\s+[\w.]+\(\)(\s+as\s+\w+)?\s*\)/gi, "$sub");
 }
 
-test("row policies call no function per row that Postgres cannot inline: the caller's questions and other tables' rows are read once per statement", async () => {
+test("row policies call no function per row that Postgres cannot inline, in their own text or in the bodies of the functions it inlines: the caller's questions and other tables' rows are read once per statement", async () => {
   const policies = await adminSql<{ policy: string; expression: string }[]>`
     select c.relname || ': ' || p.polname as policy,
       coalesce(pg_get_expr(p.polqual, p.polrelid), '') || ' ' ||
@@ -155,11 +147,25 @@ test("row policies call no function per row that Postgres cannot inline: the cal
       where p.prosecdef or l.lanname <> 'sql' or p.proconfig is not null or p.provolatile = 'v'`)
       .map((r) => r.name),
   );
+  // Plain SQL functions are inlined: what their bodies call per row, the policy calls per row.
+  const inlined = new Map(
+    (await adminSql<{ name: string; body: string }[]>`
+      select n.nspname || '.' || p.proname as name, string_agg(p.prosrc, ' ') as body
+      from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+      join pg_language l on l.oid = p.prolang
+      where l.lanname = 'sql' and n.nspname in ('private', 'public')
+      group by 1`).map((r) => [r.name, r.body]),
+  );
+  const calledPerRow = (expression: string, seen: Set<string>): string[] =>
+    [...perRowPart(expression).matchAll(/\b(\w+\.\w+)\(/g)].flatMap((call) => {
+      const name = call[1] ?? "";
+      if (opaque.has(name)) return [name];
+      const body = inlined.get(name);
+      if (body === undefined || seen.has(name)) return [];
+      return calledPerRow(body, new Set([...seen, name])).map((inner) => `${name} → ${inner}`);
+    });
   const perRow = policies.flatMap(({ policy, expression }) =>
-    [...perRowPart(expression).matchAll(/\b(\w+\.\w+)\(/g)]
-      .map((call) => call[1] ?? "")
-      .filter((name) => opaque.has(name))
-      .map((name) => `${policy} calls ${name} per row`)
+    calledPerRow(expression, new Set()).map((calls) => `${policy} calls ${calls} per row`)
   );
   deepStrictEqual(perRow, []);
   // The policies do name the caller's questions, once per statement.
