@@ -273,13 +273,14 @@ test("valid API keys never spend their address's budget, however many share it",
   equal(anonymous.headers.get("x-ratelimit-remaining"), "29");
 });
 
-test("a refused API key is refused again with the same message, counted per address", async () => {
+test("a refused API key is refused again with the same message, counted per address and told that budget", async () => {
   const key = crypto.randomUUID();
   const ip = randomIp();
   for (let i = 0; i < 3; i++) {
     const res = await call("find-spell", {}, { token: key, ip });
     equal(failMessage(res, 401), raisedInSql.invalidApiKey);
-    equal(res.headers.get("x-ratelimit-limit"), "120");
+    equal(res.headers.get("x-ratelimit-limit"), "30");
+    equal(res.headers.get("x-ratelimit-remaining"), String(29 - i));
   }
   const other = await call("find-spell", {}, { ip });
   equal(other.headers.get("x-ratelimit-remaining"), "26", "three keyed calls spent the address");

@@ -103,3 +103,19 @@ test("a signed-out caller is served exactly its address's 30 a minute across eve
   const answers = await withStoreDown(() => roundRobin(40, { token: key, ip: randomIp() }));
   assertExactly(answers, 30);
 });
+
+test("an unknown API key is served its address's 30 a minute, and every answer states that bucket", async () => {
+  await withinOneMinute(20_000);
+  const options = { token: crypto.randomUUID(), ip: randomIp() };
+  const answers: CallResult[] = [];
+  // Functions that take API keys: on one that does not, a key counts only against itself.
+  for (let i = 0; i < 40; i++) {
+    answers.push(await call(i % 2 ? "find-spell" : "find-trait", { id: 1 }, options));
+  }
+  equal(answers[0]?.status, 401);
+  assertExactly(answers, 30);
+  deepStrictEqual(
+    answers.slice(0, 30).map((a) => a.headers.get("x-ratelimit-remaining")),
+    Array.from({ length: 30 }, (_, i) => String(29 - i)),
+  );
+});

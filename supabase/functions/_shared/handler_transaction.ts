@@ -64,7 +64,12 @@ async function transactionAs<T>(
       { kind: "ip", identifier: credential.chargeOnRefusal },
       verdict.store,
     );
-    throw window.success ? e : refusals.rateLimited(rateLimitHeaders(window));
+    if (!window.success) throw refusals.rateLimited(rateLimitHeaders(window));
+    // An unrecognized key is answered with the budget it was charged against: its address's.
+    throw new Fail(refusal.message, refusal.httpStatus, refusal.data, {
+      ...refusal.headers,
+      ...rateLimitHeaders(window),
+    });
   }
 }
 

@@ -192,10 +192,8 @@ export class Verdict {
     const windows = Promise.all(
       this.#buckets.map((b) => countRequest(b, this.store, on)),
     );
-    // The first bucket that refuses decides the answer, else the first bucket's window is reported.
     const headers = windows.then((all) => {
-      const reported = all.find((w) => !w.success) ?? all[0];
-      if (!reported) throw new Error("A credential always counts against at least one bucket");
+      const reported = bindingWindow(all);
       const headers = rateLimitHeaders(reported);
       if (!reported.success) throw refusals.rateLimited(headers);
       return headers;
@@ -204,4 +202,16 @@ export class Verdict {
     this.#headers = headers;
     return headers;
   }
+}
+
+/**
+ * The window that decides and is reported: a refusing one, the one refusing longest; else the one
+ * with the least room left, so that the headers never promise what another bucket will refuse.
+ */
+function bindingWindow(windows: readonly WindowResult[]): WindowResult {
+  if (windows.length === 0) throw new Error("A credential always counts against a bucket");
+  const refused = windows.filter((w) => !w.success);
+  return refused.length > 0
+    ? refused.reduce((a, b) => b.reset > a.reset ? b : a)
+    : windows.reduce((a, b) => b.remaining < a.remaining ? b : a);
 }
