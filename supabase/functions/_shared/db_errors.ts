@@ -24,6 +24,12 @@ const CONNECTION_CODES = new Set([
   "57P01", // admin_shutdown
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
+  // The database refuses the connection as configured: the operator's to fix, not the caller's.
+  "28000", // invalid_authorization_specification (a role that may not log in)
+  "28P01", // invalid_password
+  "3D000", // invalid_catalog_name (no such database)
+  "ENOTFOUND", // the host name does not resolve
+  "EAI_AGAIN", // the host name could not be resolved for now
 ]);
 
 /** PostgREST's convention: a function raises SQLSTATE PTxxx to answer with HTTP status xxx. */
