@@ -169,3 +169,15 @@ Deno.test({
     await database.cleanup();
   }
 });
+
+test("a start whose database URL does not parse says so in one line, without its password", async () => {
+  await rejects(
+    ServerProcess.start({ DATABASE_URL: "postgres://postgres:Pass#Word@127.0.0.1:5432/postgres" }),
+    (e: Error) => {
+      match(e.message, /Invalid environment: DATABASE_URL is not a valid URL: percent-encode/);
+      equal(e.message.includes("Word"), false, e.message);
+      equal(/^\s+at /m.test(e.message), false, e.message);
+      return true;
+    },
+  );
+});

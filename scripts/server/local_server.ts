@@ -2,6 +2,7 @@ import { isLocalDevelopment } from "./env_file.ts";
 import { raiseOpenFileLimit } from "./file_limit.ts";
 import { connectionCap } from "./connection_front.ts";
 import type { LocalDatabase } from "./database.ts";
+import { ConfigurationError } from "../../supabase/functions/_shared/configuration.ts";
 import {
   DRAIN_TIMEOUT_MS,
   listFunctionNames,
@@ -72,7 +73,7 @@ function planWorkers(database: LocalDatabase): number {
   const asked = Deno.env.get("WORKERS");
   const wanted = asked === undefined ? navigator.hardwareConcurrency : Number(asked);
   if (!Number.isInteger(wanted) || wanted < 1) {
-    throw new Error(`Invalid environment: WORKERS must be a whole number from 1, not "${asked}"`);
+    throw new ConfigurationError(`Invalid environment: WORKERS must be 1 or more, not "${asked}"`);
   }
   if (database.kind === "embedded") {
     if (wanted > 1) {
@@ -85,7 +86,7 @@ function planWorkers(database: LocalDatabase): number {
   }
   const budget = Number(Deno.env.get("DATABASE_POOL_SIZE"));
   if (!Number.isInteger(budget) || budget < 1) {
-    throw new Error("Invalid environment: DATABASE_POOL_SIZE must be a whole number from 1");
+    throw new ConfigurationError("Invalid environment: DATABASE_POOL_SIZE must be 1 or more");
   }
   const count = Math.min(wanted, budget);
   if (count < wanted) {

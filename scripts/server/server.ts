@@ -4,6 +4,10 @@ import { loadEnvFile } from "./env_file.ts";
 import { connectionCap, ConnectionFront, type Relay } from "./connection_front.ts";
 import { openFileLimit } from "./file_limit.ts";
 import { migrate } from "./migrate.ts";
+import {
+  ConfigurationError,
+  databaseUrlProblem,
+} from "../../supabase/functions/_shared/configuration.ts";
 import type { FunctionHandler } from "../../supabase/functions/_shared/serve.ts";
 
 const root = new URL("../../", import.meta.url);
@@ -109,6 +113,9 @@ export async function prepareDatabase(dataDir: string | null): Promise<LocalData
   await loadEnvFile();
   // The platform names its database SUPABASE_DB_URL; ours wins where both are set.
   const databaseUrl = Deno.env.get("DATABASE_URL") || Deno.env.get("SUPABASE_DB_URL");
+  const problem = databaseUrl ? databaseUrlProblem(databaseUrl) : null;
+  const named = Deno.env.get("DATABASE_URL") ? "DATABASE_URL" : "SUPABASE_DB_URL";
+  if (problem) throw new ConfigurationError(`Invalid environment: ${named} ${problem}`);
   const database: LocalDatabase = databaseUrl
     ? { kind: "postgres", url: databaseUrl, poolSize: 10, close: () => Promise.resolve() }
     : await openEmbedded(dataDir);
@@ -146,7 +153,6 @@ export async function serveFunctions(
   // Function modules read the environment when they load, so they are imported only now.
   const { sql } = await import("../../supabase/functions/_shared/db/pool.ts");
   const { endPools } = await import("./owner_pool.ts");
-  const { ConfigurationError } = await import("../../supabase/functions/_shared/env.ts");
   // Requests log in as api_authenticator: a start that cannot says why, instead of a 503 a call.
   await sql`select 1`.catch((error) => {
     throw new ConfigurationError(

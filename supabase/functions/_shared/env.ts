@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { ConfigurationError, databaseUrlProblem } from "./configuration.ts";
+
+export { ConfigurationError };
 
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
 
@@ -28,10 +31,15 @@ const Jwks = z.union([
   z.array(Jwk).transform((keys) => ({ keys })),
 ]).describe('a JWKS document ({"keys":[...]}) or an array of keys');
 
+const DatabaseUrl = z.string().min(1).superRefine((url, context) => {
+  const problem = databaseUrlProblem(url);
+  if (problem !== null) context.addIssue({ code: "custom", message: problem });
+});
+
 const EnvSchema = z.object({
-  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_URL: DatabaseUrl.optional(),
   /** Provided by the hosted platform to every edge function. */
-  SUPABASE_DB_URL: z.string().min(1).optional(),
+  SUPABASE_DB_URL: DatabaseUrl.optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   /**
    * Named prepared statements; `false` behind a transaction-mode pooler that cannot keep them
@@ -114,14 +122,6 @@ export const CONFIGURATION_VARIABLES: readonly string[] = Object.keys(EnvSchema.
 
 /** The validated environment of a function, read once at start-up. */
 export type Env = z.infer<typeof EnvSchema>;
-
-/**
- * A configuration a function cannot start with: its message is one line naming the variable,
- * what is wrong and what to set, and is all that a start prints of it.
- */
-export class ConfigurationError extends Error {
-  override name = "ConfigurationError";
-}
 
 /** Validates a set of variables (the process environment by default). */
 export function readEnv(variables: Record<string, string> = Deno.env.toObject()): Env {

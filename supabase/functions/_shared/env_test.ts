@@ -24,6 +24,14 @@ Deno.test("a configuration a function cannot start with is one line naming the v
       { SUPABASE_URL: "https://p.supabase.co", SUPABASE_SECRET_KEYS: "[1]" },
       /SUPABASE_SECRET_KEYS is not a JSON object of named keys/,
     ],
+    // Its password is not repeated: the message says what to do instead.
+    [
+      {
+        SUPABASE_URL: "https://p.supabase.co",
+        SUPABASE_DB_URL: "postgres://postgres:pass#Secr3t@db.p.supabase.co:5432/postgres",
+      },
+      /^Invalid environment: SUPABASE_DB_URL is not a valid URL: percent-encode(?!.*Secr3t)/,
+    ],
   ];
   for (const [variables, message] of cases) {
     throws(() => readEnv(variables), (e: unknown) => {
