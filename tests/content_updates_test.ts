@@ -11,6 +11,8 @@ import {
   test,
 } from "./_harness.ts";
 import { callSignedOut } from "./support/signed_out.ts";
+import { freePort } from "../scripts/support/free_port.ts";
+import { runtimeDeno, runtimeDenoEnv } from "../scripts/support/deno_runtime.ts";
 
 /** A stand-in for the moderation bot: records each webhook and answers as told. */
 class TestBot {
@@ -597,3 +599,21 @@ botTest(
     equal(stored.discord_msg_id, null);
   },
 );
+
+test("a moderation bot that cannot be reached is logged without its webhook URL, whose path holds its token (on the platform's Deno, which names the URL)", async () => {
+  const token = `WebhookToken${crypto.randomUUID().replaceAll("-", "")}`;
+  const url = `http://127.0.0.1:${freePort()}/api/webhooks/123/${token}?wait=true`;
+  const module = new URL(
+    "../supabase/functions/_shared/moderation/post_to_bot.ts",
+    import.meta.url,
+  );
+  const script = `const { postToBot } = await import(${JSON.stringify(module.href)});
+    console.log(JSON.stringify(await postToBot(${JSON.stringify(url)}, "secret", {})));`;
+  const { stdout, stderr } = await new Deno.Command(await runtimeDeno(), {
+    args: ["eval", "--config", new URL("../deno.json", import.meta.url).pathname, script],
+    env: runtimeDenoEnv(),
+  }).output();
+  const outcome = new TextDecoder().decode(stdout);
+  match(outcome, /"ok":false,"reason":"bot unreachable: /, new TextDecoder().decode(stderr));
+  ok(!outcome.includes(token), outcome);
+});

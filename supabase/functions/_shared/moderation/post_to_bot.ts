@@ -38,6 +38,11 @@ export async function postToBot(
     return { ok: true, discordMsgId: reply.data.discord_msg_id };
   } catch (e) {
     if (signal.aborted) return { ok: false, reason: `bot did not answer within ${timeoutMs} ms` };
-    return { ok: false, reason: `bot unreachable: ${e instanceof Error ? e.message : String(e)}` };
+    // The platform's Deno names the URL in the error, and the webhook's URL carries its token.
+    const message = (e instanceof Error ? e.message : String(e)).replaceAll(
+      /\w+:\/\/[^\s)]+/g,
+      "<url>",
+    );
+    return { ok: false, reason: `bot unreachable: ${message}` };
   }
 }
