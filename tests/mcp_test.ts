@@ -312,10 +312,11 @@ test("an mcp request gathers at most 4 MiB of results: calls that start past it 
   const [source] = await adminSql<{ id: number }[]>`
     insert into public.content_source (name, user_id, is_published)
     values ('Large spells', ${user.user_id}, false) returning id`;
-  // Fifteen spells of 100,000 characters: about 1.5 MB a find, under one result's 2 MiB.
+  // Fifteen spells of 100,002 bytes (33,334 three-byte characters): about 1.5 MB a find, under one
+  // result's 2 MiB; counted in characters, the budget would let a fourth and more run.
   const spells = await adminSql<{ id: number }[]>`
     insert into public.spell (name, rank, description, content_source_id)
-    select 'Large ' || g, 1, repeat('x', 100000), ${source!.id}
+    select 'Large ' || g, 1, repeat('€', 33334), ${source!.id}
     from generate_series(1, 15) g returning id`;
   const ids = spells.map((s) => Number(s.id));
   const batch = [1, 2, 3, 4].map((id) => toolCall(id, "find-spell", { id: ids }));

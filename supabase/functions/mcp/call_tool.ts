@@ -69,22 +69,22 @@ export async function callTool(
     body: JSON.stringify(body),
   });
   const response = await toolHandlers[name](request, origin.info);
-  const text = await readCapped(response);
-  origin.resultBytes += text?.length ?? 0;
-  if (text === null) {
+  const read = await readCapped(response);
+  origin.resultBytes += read?.bytes ?? 0;
+  if (read === null) {
     return errorResult(
       `The result is larger than ${MAX_RESULT_BYTES} bytes: ask for fewer records (ids, filters)`,
     );
   }
   let envelope: unknown;
   try {
-    envelope = JSON.parse(text);
+    envelope = JSON.parse(read.text);
   } catch {
     return errorResult("The endpoint's answer was cut short: try again");
   }
   if (!isEnvelope(envelope)) return errorResult("The endpoint answered without a JSend envelope");
   return {
-    content: [{ type: "text", text }],
+    content: [{ type: "text", text: read.text }],
     structuredContent: envelope,
     ...(envelope.status === "success" ? {} : { isError: true }),
   };
@@ -107,9 +107,9 @@ function errorResult(message: string): CallToolResult {
   };
 }
 
-/** The response body as text, or null (and the rest left unread) past MAX_RESULT_BYTES. */
-async function readCapped(response: Response): Promise<string | null> {
-  if (response.body === null) return "";
+/** The response body as text and its size, or null (and the rest left unread) past MAX_RESULT_BYTES. */
+async function readCapped(response: Response): Promise<{ text: string; bytes: number } | null> {
+  if (response.body === null) return { text: "", bytes: 0 };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -129,5 +129,5 @@ async function readCapped(response: Response): Promise<string | null> {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return { text: new TextDecoder().decode(bytes), bytes: size };
 }
