@@ -124,10 +124,10 @@ test("the JWT of a deleted account gets 401", async () => {
   );
 });
 
-test("an unknown API key gets 401 Invalid API Key", async () => {
+test("an unknown API key gets 401 Invalid API Key, with its address's budget (unrecognized auth)", async () => {
   const res = await call("find-spell", {}, { token: crypto.randomUUID() });
   equal(failMessage(res, 401), "Invalid API Key");
-  assertRateHeaders(res.headers, 120);
+  assertRateHeaders(res.headers, 30);
 });
 
 test("a revoked client's key gets 401 Invalid API Key, no client found", async () => {
