@@ -269,6 +269,16 @@ test("content registry: a new content type is its table, its row of the list and
     const table = (await listedTables(tx)).find((t) => t.name === "registry_check_scroll")!;
     deepStrictEqual(await missingParts(tx, table), []);
 
+    // The Data API's roles get nothing of it, and its policies are every other type's.
+    deepStrictEqual([...await tx`select * from private.data_api_role_privileges()`], []);
+    const policiesOf = (name: string) =>
+      tx<{ policy: string }[]>`
+        select p.polname || ' ' || p.polcmd::text || ' ' || p.polroles::text || ' ' ||
+          replace(coalesce(pg_get_expr(p.polqual, p.polrelid), '') || ' ' ||
+            coalesce(pg_get_expr(p.polwithcheck, p.polrelid), ''), ${name}, '<table>') as policy
+        from pg_policy p where p.polrelid = to_regclass('public.' || ${name}) order by 1`;
+    deepStrictEqual(await policiesOf("registry_check_scroll"), await policiesOf("spell"));
+
     const tag = `Scrollcheck${crypto.randomUUID().slice(0, 8)}`;
     const sourceId = await officialSource(tx, `${tag} source`);
     const id = await insertRow(tx, table.name, tag, sourceId);

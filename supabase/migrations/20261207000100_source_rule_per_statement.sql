@@ -7,6 +7,11 @@
 -- an admin, asked once per statement (`(select private.is_admin())`), and whether the caller
 -- unlocked the row's source, looked up by primary key among the caller's own unlocks as the source
 -- itself is. Who may read or write what is unchanged.
+--
+-- private.provision_content_table, the one call that makes a new content type's parts, wrote the
+-- old rules and granted the table to `anon` and `authenticated`, the Data API's roles, whose grants
+-- the function roles migration had moved: a type added by it would have been open to the Data API.
+-- It now makes the policies with the rules above and leaves the Data API's roles nothing.
 
 -- Section: helpers
 -- The read rule, on one source's columns and the caller's answers: published official sources,
@@ -90,6 +95,75 @@ language sql immutable set search_path = '' as $$
     p_source_id, private.writable_source_row('s'))
 $$;
 
+-- The four policies of a content table (`p_table`, from private.content_table): who may read or
+-- write a record is who may read or write its own source.
+create function private.make_content_policies(p_table text) returns void
+language plpgsql volatile set search_path = '' as $$
+declare
+  readable constant text :=
+    private.readable_source_condition(format('%I.content_source_id', p_table));
+  writable constant text :=
+    private.writable_source_condition(format('%I.content_source_id', p_table));
+begin
+  if not exists (select from private.content_table c where c.name = p_table) then
+    raise exception 'Invalid value: % is not listed in private.content_table', p_table;
+  end if;
+  execute format('drop policy if exists "Content of readable sources can be read" on public.%I',
+    p_table);
+  execute format(
+    'create policy "Content of readable sources can be read" on public.%I
+       for select to authenticated, anon using (%s)', p_table, readable);
+  execute format('drop policy if exists "Content can be added to writable sources" on public.%I',
+    p_table);
+  execute format(
+    'create policy "Content can be added to writable sources" on public.%I
+       for insert to authenticated with check (%s)', p_table, writable);
+  execute format('drop policy if exists "Content of writable sources can be edited" on public.%I',
+    p_table);
+  execute format(
+    'create policy "Content of writable sources can be edited" on public.%I
+       for update to authenticated using (%2$s) with check (%2$s)', p_table, writable);
+  execute format('drop policy if exists "Content of writable sources can be deleted" on public.%I',
+    p_table);
+  execute format(
+    'create policy "Content of writable sources can be deleted" on public.%I
+       for delete to authenticated using (%s)', p_table, writable);
+end
+$$;
+
+-- Moves whatever the Data API's roles hold in the project's schemas to the function roles, with
+-- its grant option, as the function roles migration did once.
+create function private.move_data_api_grants() returns void
+language plpgsql volatile set search_path = '' as $$
+declare
+  held record;
+begin
+  for held in
+    select * from private.data_api_role_privileges() p where p.grantee <> 'public'
+  loop
+    execute pg_catalog.format('grant %s%s on %s %s to %I%s',
+      held.privilege, coalesce(' (' || pg_catalog.quote_ident(held.column_name) || ')', ''),
+      held.object_kind, held.object_name, 'functions_' || held.grantee,
+      case when held.grantable then ' with grant option' else '' end);
+    execute pg_catalog.format('revoke %s%s on %s %s from %I',
+      held.privilege, coalesce(' (' || pg_catalog.quote_ident(held.column_name) || ')', ''),
+      held.object_kind, held.object_name, held.grantee);
+  end loop;
+end
+$$;
+
+-- A new content type is still its table, its row of private.content_table and this one call. The
+-- content baseline's version makes the parts, then its policies and grants are made as above.
+alter function private.provision_content_table(text) rename to provision_content_table_parts;
+create function private.provision_content_table(p_table text) returns void
+language plpgsql volatile set search_path = '' as $$
+begin
+  perform private.provision_content_table_parts(p_table);
+  perform private.make_content_policies(p_table);
+  perform private.move_data_api_grants();
+end
+$$;
+
 -- Section: policies
 -- Callers read their own unlocks: the read rule looks up the row's source among them.
 create policy "Users read their own unlocks" on private.content_source_unlock
@@ -99,9 +173,6 @@ create policy "Users read their own unlocks" on private.content_source_unlock
 -- The policies that named the rules, made again with them (same names, roles and commands).
 do $$
 declare
-  content record;
-  readable text;
-  writable text;
   source_writable constant text := private.writable_source_row('content_source');
   proposal constant text := private.readable_source_condition('content_update.content_source_id');
 begin
@@ -119,30 +190,7 @@ begin
     'create policy "Owners can delete their sources, admins official ones"
        on public.content_source for delete to authenticated using (%s)', source_writable);
 
-  for content in select c.name from private.content_table c loop
-    readable := private.readable_source_condition(format('%I.content_source_id', content.name));
-    writable := private.writable_source_condition(format('%I.content_source_id', content.name));
-    execute format('drop policy "Content of readable sources can be read" on public.%I',
-      content.name);
-    execute format(
-      'create policy "Content of readable sources can be read" on public.%I
-         for select to authenticated, anon using (%s)', content.name, readable);
-    execute format('drop policy "Content can be added to writable sources" on public.%I',
-      content.name);
-    execute format(
-      'create policy "Content can be added to writable sources" on public.%I
-         for insert to authenticated with check (%s)', content.name, writable);
-    execute format('drop policy "Content of writable sources can be edited" on public.%I',
-      content.name);
-    execute format(
-      'create policy "Content of writable sources can be edited" on public.%I
-         for update to authenticated using (%2$s) with check (%2$s)', content.name, writable);
-    execute format('drop policy "Content of writable sources can be deleted" on public.%I',
-      content.name);
-    execute format(
-      'create policy "Content of writable sources can be deleted" on public.%I
-         for delete to authenticated using (%s)', content.name, writable);
-  end loop;
+  perform private.make_content_policies(c.name) from private.content_table c;
 
   drop policy "Proposals can be read by their author and by readers of their source"
     on public.content_update;
