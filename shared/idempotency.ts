@@ -7,8 +7,11 @@ const NEVER: ReadonlySet<string> = new Set(["create-api-client"]);
 
 /** The request header a caller names a retryable write with. */
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
-/** What a key may be: 1 to 255 printable ASCII characters (any header value can hold it). */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+/**
+ * What a key may be: 1 to 255 printable ASCII characters, not starting or ending with a space (a
+ * header value can hold it as it is: its ends are trimmed).
+ */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?$/;
 /** The response header that marks an answer given again for a repeated key. */
 export const REPLAY_HEADER = "Idempotent-Replayed";
 

@@ -294,7 +294,8 @@ test("an mcp tools/call with params of the wrong shape is an invalid-params erro
 test("an mcp idempotency_key that no header can carry is a tool error naming the argument", async () => {
   const user = await makeUser();
   const { apiKey } = await makeApiKey(user);
-  for (const key of ["a\nb", "a\u0000b", "a\u2603b", ""]) {
+  // A header value's leading and trailing spaces are trimmed: a key may not carry them either.
+  for (const key of ["a\nb", "a\u0000b", "a\u2603b", "", " ", " a", "a "]) {
     const res = await postMcp(
       apiKey,
       toolCall(1, "create-campaign", { name: "Keyed", idempotency_key: key }),

@@ -58,7 +58,7 @@ export async function callTool(
   if (key !== undefined) {
     if (typeof key !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
       return errorResult(
-        `Invalid value for ${IDEMPOTENCY_ARGUMENT}: expected 1 to 255 printable ASCII characters`,
+        `Invalid value for ${IDEMPOTENCY_ARGUMENT}: expected 1 to 255 printable ASCII characters, no space at either end`,
       );
     }
     headers.set(IDEMPOTENCY_HEADER, key);

@@ -37,7 +37,7 @@ const IDEMPOTENCY_KEY_SCHEMA: JsonObject = {
   pattern: IDEMPOTENCY_KEY_PATTERN.source,
   description: "Names this call so that a retry with the same key and arguments is answered " +
     "with the first call's result instead of doing the work again (1 to 255 printable ASCII " +
-    "characters; as the API's Idempotency-Key header)",
+    "characters, no space at either end; as the API's Idempotency-Key header)",
 };
 
 /** The contract as a table read by any name. */
