@@ -127,12 +127,14 @@ Deno.test({
   const database = await testDatabase("postgres");
   const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
   const jwk = { ...(await exportJWK(publicKey)), kid: "project-key", alg: "ES256" };
+  // A key the platform's list holds but that cannot be imported: the deployment's fault.
+  const broken = { ...jwk, kid: "broken-key", x: undefined };
   const projectUrl = "https://project-ref.supabase.co";
   const publishable = `sb_publishable_${crypto.randomUUID().replaceAll("-", "").slice(0, 22)}`;
   const server = await ServerProcess.start({
     SUPABASE_DB_URL: database.env.DATABASE_URL!,
     SUPABASE_URL: projectUrl,
-    SUPABASE_JWKS: JSON.stringify([jwk]),
+    SUPABASE_JWKS: JSON.stringify([jwk, broken]),
     SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: publishable }),
     SUPABASE_SECRET_KEYS: JSON.stringify({ default: "sb_secret_not-used-here" }),
     ...NO_SECRETS,
@@ -163,6 +165,15 @@ Deno.test({
       ip: randomIp(),
     });
     equal(mine.body.status, "success");
+    const unverifiable = await new SignJWT({ sub: user!.id, role: "authenticated" })
+      .setProtectedHeader({ alg: "ES256", typ: "JWT", kid: "broken-key" })
+      .setIssuedAt().setExpirationTime("1h").sign(privateKey);
+    const refused = await post(server.functionsUrl, "find-api-client", {}, {
+      token: unverifiable,
+      ip: randomIp(),
+    });
+    equal(refused.status, 503, JSON.stringify(refused.body));
+    match(server.output, /"signing_key_unusable","kid":"broken-key"/);
   } finally {
     server.kill("SIGTERM");
     await server.status;

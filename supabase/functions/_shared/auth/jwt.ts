@@ -10,6 +10,7 @@ import { env } from "../env.ts";
 import { Fail, Unavailable } from "../envelope.ts";
 import { refusals } from "../refusals.ts";
 import { BoundedMap } from "../bounded_map.ts";
+import { log } from "../log.ts";
 
 /** The claims a request runs under, as PostgREST would set them in `request.jwt.claims`. */
 export const Claims = z.looseObject({
@@ -73,12 +74,16 @@ const asymmetricKeys = env.SUPABASE_JWKS
 
 // The platform starts an instance because a request waits for it: the keys it gives are imported
 // while that request is handed over, not during its verification (4-7 ms of an instance's first
-// session request, docs/performance.md). A key it cannot import fails its verification as before.
+// session request, docs/performance.md). A key it cannot import is the deployment's fault: said
+// here once, and each token it should verify answers 503 (`verifySignature`).
 if (env.SUPABASE_JWKS && asymmetricKeys) {
   for (const key of env.SUPABASE_JWKS.keys) {
     if (typeof key.alg !== "string") continue;
     const header = { alg: key.alg, ...(typeof key.kid === "string" ? { kid: key.kid } : {}) };
-    asymmetricKeys(header, { payload: "", signature: "" }).catch(() => {});
+    asymmetricKeys(header, { payload: "", signature: "" }).catch((e: unknown) => {
+      const reason = e instanceof Error ? e.message : String(e);
+      log.error("signing_key_unusable", { kid: header.kid ?? null, reason });
+    });
   }
 }
 
@@ -139,7 +144,6 @@ const CALLER_FAULTS = [
   errors.JWKSMultipleMatchingKeys,
   errors.JOSEAlgNotAllowed,
   errors.JOSENotSupported,
-  errors.JWKInvalid,
 ];
 
 /** The algorithms Supabase Auth signs with besides the legacy HS256. */
