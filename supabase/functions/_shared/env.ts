@@ -138,6 +138,12 @@ export function readEnv(variables: Record<string, string> = Deno.env.toObject())
         "its legacy JWT secret",
     );
   }
+  if (!data.UPSTASH_REDIS_REST_URL !== !data.UPSTASH_REDIS_REST_TOKEN) {
+    throw new ConfigurationError(
+      "Invalid environment: UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN go together: set " +
+        "both to count rate limits in Upstash, or neither to count them in the database",
+    );
+  }
   const published = Object.entries(PUBLISHED_EXAMPLE_SECRETS)
     .filter(([name, value]) => (parsed.data as Record<string, unknown>)[name] === value)
     .map(([name]) => name);

@@ -24,6 +24,10 @@ Deno.test("a configuration a function cannot start with is one line naming the v
       { SUPABASE_URL: "https://p.supabase.co", SUPABASE_SECRET_KEYS: "[1]" },
       /SUPABASE_SECRET_KEYS is not a JSON object of named keys/,
     ],
+    [
+      { JWT_SECRET: "x".repeat(32), UPSTASH_REDIS_REST_URL: "https://eu1.upstash.io" },
+      /UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN go together/,
+    ],
     // Its password is not repeated: the message says what to do instead.
     [
       {
