@@ -127,8 +127,9 @@ export type GetUserBody = z.infer<typeof GetUserBody>;
 const httpUrl = z.url({ protocol: /^https?$/ }).max(2000).meta({
   pattern: "^[Hh][Tt][Tt][Pp][Ss]?://",
 });
+// Characters, as every other length: an emoji is one (a string's length counts two).
 const siteTheme = JsonObject.refine(
-  (theme) => JSON.stringify(theme).length <= 4000,
+  (theme) => [...JSON.stringify(theme)].length <= 4000,
   "site_theme is limited to 4000 characters of JSON",
 );
 

@@ -373,3 +373,16 @@ test("delete-user removes the account and what it owns, and nothing of another u
     bystander.user_id,
   );
 });
+
+test("update-user: site_theme's 4000 characters of JSON are counted as characters, an emoji one", async () => {
+  const token = (await makeUser()).access_token;
+  // {"c":"…"} is 8 characters around the emoji.
+  equal(
+    successData(await call("update-user", { site_theme: { c: "😀".repeat(3992) } }, { token })),
+    true,
+  );
+  match(
+    failMessage(await call("update-user", { site_theme: { c: "😀".repeat(3993) } }, { token })),
+    /site_theme is limited to 4000 characters of JSON/,
+  );
+});
