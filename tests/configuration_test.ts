@@ -52,6 +52,6 @@ test("a function on the platform's Deno that cannot start with its configuration
   equal(code, 1);
   match(
     printed,
-    /^error: Uncaught \(in promise\) ConfigurationError: Invalid environment: SUPABASE_JWKS is not valid JSON$/,
+    /^ConfigurationError: Invalid environment: SUPABASE_JWKS is not valid JSON$/,
   );
 });

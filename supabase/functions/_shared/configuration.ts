@@ -1,11 +1,6 @@
 /** A configuration the service cannot start with: its message is the one line printed. */
 export class ConfigurationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigurationError";
-    // A function that cannot start prints it uncaught: where it was thrown tells a deployer nothing.
-    this.stack = `${this.name}: ${message}`;
-  }
+  override name = "ConfigurationError";
 }
 
 /**

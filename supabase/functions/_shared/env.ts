@@ -31,15 +31,10 @@ const Jwks = z.union([
   z.array(Jwk).transform((keys) => ({ keys })),
 ]).describe('a JWKS document ({"keys":[...]}) or an array of keys');
 
-const DatabaseUrl = z.string().min(1).superRefine((url, context) => {
-  const problem = databaseUrlProblem(url);
-  if (problem !== null) context.addIssue({ code: "custom", message: problem });
-});
-
 const EnvSchema = z.object({
-  DATABASE_URL: DatabaseUrl.optional(),
+  DATABASE_URL: z.string().min(1).optional(),
   /** Provided by the hosted platform to every edge function. */
-  SUPABASE_DB_URL: DatabaseUrl.optional(),
+  SUPABASE_DB_URL: z.string().min(1).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   /**
    * Named prepared statements; `false` behind a transaction-mode pooler that cannot keep them
@@ -138,6 +133,12 @@ export function readEnv(variables: Record<string, string> = Deno.env.toObject())
         "its legacy JWT secret",
     );
   }
+  // Only the database URL in use is read: the platform's is ignored where DATABASE_URL is set.
+  const databaseUrlUsed = data.DATABASE_URL ? "DATABASE_URL" : "SUPABASE_DB_URL";
+  const problem = databaseUrlProblem(data[databaseUrlUsed] ?? "postgres://");
+  if (problem !== null) {
+    throw new ConfigurationError(`Invalid environment: ${databaseUrlUsed} ${problem}`);
+  }
   if (!data.UPSTASH_REDIS_REST_URL !== !data.UPSTASH_REDIS_REST_TOKEN) {
     throw new ConfigurationError(
       "Invalid environment: UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN go together: set " +
@@ -157,7 +158,18 @@ export function readEnv(variables: Record<string, string> = Deno.env.toObject())
 }
 
 /** The environment, validated when this module loads so a bad deploy fails at start-up. */
-export const env: Env = readEnv();
+export const env: Env = readEnvAtStart();
+
+function readEnvAtStart(): Env {
+  try {
+    return readEnv();
+  } catch (e) {
+    if (!(e instanceof ConfigurationError)) throw e;
+    // Uncaught, it would print where it was thrown too, which tells a deployer nothing.
+    console.error(`${e.name}: ${e.message}`);
+    Deno.exit(1);
+  }
+}
 
 /**
  * The database owner's connection string: ours locally, the platform's when hosted. It runs the

@@ -57,6 +57,15 @@ Deno.test("the platform's variables alone are a configuration that starts", () =
   equal(env.SUPABASE_PUBLISHABLE_KEYS?.default, "sb_publishable_abc");
 });
 
+Deno.test("a DATABASE_URL of one's own is the only database URL checked: the platform's is unused", () => {
+  const env = readEnv({
+    SUPABASE_URL: "https://project.supabase.co",
+    DATABASE_URL: "postgres://postgres.project:p%23w@pooler.supabase.com:6543/postgres",
+    SUPABASE_DB_URL: "postgres://postgres:p#w@db.project.supabase.co:5432/postgres",
+  });
+  equal(env.DATABASE_URL?.includes("%23"), true);
+});
+
 Deno.test("no variable a deployer must set starts with the platform's reserved SUPABASE_", async () => {
   const readme = await Deno.readTextFile(new URL("../../../README.md", import.meta.url));
   const command = /supabase secrets set ([^\n`]+)/.exec(readme)?.[1];
