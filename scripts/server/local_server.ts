@@ -73,7 +73,7 @@ function planWorkers(database: LocalDatabase): number {
   const asked = Deno.env.get("WORKERS");
   const wanted = asked === undefined ? navigator.hardwareConcurrency : Number(asked);
   if (!Number.isInteger(wanted) || wanted < 1) {
-    throw new ConfigurationError(`Invalid environment: WORKERS must be 1 or more, not "${asked}"`);
+    throw new ConfigurationError("Invalid environment: WORKERS must be a whole number from 1");
   }
   if (database.kind === "embedded") {
     if (wanted > 1) {
@@ -86,7 +86,9 @@ function planWorkers(database: LocalDatabase): number {
   }
   const budget = Number(Deno.env.get("DATABASE_POOL_SIZE"));
   if (!Number.isInteger(budget) || budget < 1) {
-    throw new ConfigurationError("Invalid environment: DATABASE_POOL_SIZE must be 1 or more");
+    throw new ConfigurationError(
+      "Invalid environment: DATABASE_POOL_SIZE must be a whole number from 1",
+    );
   }
   const count = Math.min(wanted, budget);
   if (count < wanted) {

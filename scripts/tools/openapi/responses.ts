@@ -15,7 +15,7 @@
  *   that uses one.
  */
 import { type AuthKind, DEFAULT_MAX_BODY_BYTES, type EndpointContract } from "@shared/contract.ts";
-import { honoursIdempotencyKey } from "@shared/idempotency.ts";
+import { honoursIdempotencyKey, IDEMPOTENCY_KEY_PATTERN } from "@shared/idempotency.ts";
 import type { Json, JsonObject } from "@shared/json_schema.ts";
 import { ref } from "./json.ts";
 
@@ -114,7 +114,7 @@ export function operationFor(
             "within 24 hours gets the first answer again (marked `Idempotent-Replayed: true`) " +
             "without the work being done twice. Scoped to the caller (the user, or an API " +
             "key's client).",
-          schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
+          schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source },
         }],
       }
       : {}),

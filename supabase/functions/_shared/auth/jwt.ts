@@ -81,6 +81,8 @@ if (env.SUPABASE_JWKS && asymmetricKeys) {
     if (typeof key.alg !== "string") continue;
     const header = { alg: key.alg, ...(typeof key.kid === "string" ? { kid: key.kid } : {}) };
     asymmetricKeys(header, { payload: "", signature: "" }).catch((e: unknown) => {
+      // Keys without a kid that share an algorithm are told apart by the token's kid, not here.
+      if (e instanceof errors.JWKSMultipleMatchingKeys) return;
       const reason = e instanceof Error ? e.message : String(e);
       log.error("signing_key_unusable", { kid: header.kid ?? null, reason });
     });
