@@ -8,6 +8,7 @@ import {
   successData,
   test,
 } from "./_harness.ts";
+import { errorMessage } from "../supabase/functions/_shared/log.ts";
 
 async function countCharacters(userId: string): Promise<number> {
   const [row] = await adminSql<{ n: number }[]>`
@@ -103,7 +104,7 @@ test("the character cap holds for inserts that bypass the endpoints", async () =
   try {
     await adminSql`insert into public.character (user_id, name) values (${user.user_id}::uuid, 'x')`;
   } catch (e) {
-    message = e instanceof Error ? e.message : String(e);
+    message = errorMessage(e);
   }
   equal(message, "User does not have access: free accounts are limited to 6 characters");
 });

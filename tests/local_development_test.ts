@@ -192,3 +192,34 @@ test("a start whose database URL does not parse says so in one line, without its
     },
   );
 });
+
+for (
+  const [setting, env, reason] of [
+    [
+      "a port that is not a number",
+      { PORT: "http" },
+      /PORT must be a whole number from 0 to 65535/,
+    ],
+    ["no connections", { MAX_CONNECTIONS: "0" }, /MAX_CONNECTIONS must be a whole number from 1/],
+    ["workers that are not a number", { WORKERS: "two" }, /WORKERS must be a whole number from 1/],
+    [
+      "a database that refuses the connection",
+      { DATABASE_URL: "postgres://postgres:Secret1@127.0.0.1:1/postgres" },
+      /^Cannot reach the database at DATABASE_URL: .*ECONNREFUSED/m,
+    ],
+    [
+      "a data folder that is a file",
+      { DATABASE_URL: "unset", DATA_DIR: "deno.json" },
+      /^Cannot open the embedded database in DATA_DIR: .*deno\.json/m,
+    ],
+  ] as const
+) {
+  test(`a start with ${setting} says why in one line`, async () => {
+    await rejects(ServerProcess.start({ ...env }), (e: Error) => {
+      match(e.message, reason);
+      equal(e.message.includes("Secret1"), false, e.message);
+      equal(/^\s+at /m.test(e.message), false, e.message);
+      return true;
+    });
+  });
+}

@@ -133,19 +133,23 @@ export class Relay {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const conn of [this.client, this.upstream]) {
-      try {
-        conn?.close();
-      } catch {
-        // already closed
-      }
-    }
+    closeQuietly(this.client);
+    if (this.upstream) closeQuietly(this.upstream);
     this.onClose(this);
   }
 
   /** Whether the connection has been idle too long at `now`. */
   expired(now: number): boolean {
     return this.running === 0 && now - this.lastActive > IDLE_TIMEOUT_MS;
+  }
+}
+
+/** Closes a connection or listener that may already be closed (by the peer, or by a sweep). */
+export function closeQuietly(closer: { close(): void }): void {
+  try {
+    closer.close();
+  } catch {
+    // already closed
   }
 }
 
@@ -211,11 +215,7 @@ export class ConnectionFront {
 
   /** Stops accepting; connections already open stay until `closeAll`. */
   stopAccepting(): void {
-    try {
-      this.#listener.close();
-    } catch {
-      // already closed
-    }
+    closeQuietly(this.#listener);
   }
 
   /**
@@ -272,18 +272,11 @@ export class ConnectionFront {
   }
 
   #refuse(client: Deno.TcpConn): void {
-    const close = () => {
-      try {
-        client.close();
-      } catch {
-        // closed by the peer
-      }
-    };
-    if (this.#refusing >= MAX_REFUSING) return close();
+    if (this.#refusing >= MAX_REFUSING) return closeQuietly(client);
     this.#refusing++;
     client.write(REFUSAL).catch(() => {}).finally(() => {
       this.#refusing--;
-      close();
+      closeQuietly(client);
     });
   }
 

@@ -1,4 +1,4 @@
-import { isLocalDevelopment } from "./env_file.ts";
+import { isLocalDevelopment, loadEnvFile } from "./env_file.ts";
 import { raiseOpenFileLimit } from "./file_limit.ts";
 import { connectionCap } from "./connection_front.ts";
 import type { LocalDatabase } from "./database.ts";
@@ -16,11 +16,12 @@ const files = await raiseOpenFileLimit();
 /** Set once a signal or a failed worker has begun the shutdown. */
 let stopping = false;
 
-const port = Number(Deno.env.get("PORT") ?? 54321);
+await loadEnvFile(); // before any setting is read: `.env` may hold PORT or DATA_DIR
+const port = wholeNumber("PORT", 54321, 0, 65_535);
 const database = await prepareDatabase(Deno.env.get("DATA_DIR") ?? ".data");
 const workers = planWorkers(database);
 // The workers are threads of this process and share its open files: each holds its share.
-const connections = Number(Deno.env.get("MAX_CONNECTIONS")) || connectionCap(files?.soft ?? 1024);
+const connections = wholeNumber("MAX_CONNECTIONS", connectionCap(files?.soft ?? 1024), 1);
 const connectionShare = Math.max(1, Math.floor(connections / workers));
 Deno.env.set("MAX_CONNECTIONS", String(connectionShare));
 const running = workers === 1 ? await serveHere() : await startWorkers(workers);
@@ -70,11 +71,7 @@ interface Running {
  * share of the budget (the workers read it when they load).
  */
 function planWorkers(database: LocalDatabase): number {
-  const asked = Deno.env.get("WORKERS");
-  const wanted = asked === undefined ? navigator.hardwareConcurrency : Number(asked);
-  if (!Number.isInteger(wanted) || wanted < 1) {
-    throw new ConfigurationError("Invalid environment: WORKERS must be a whole number from 1");
-  }
+  const wanted = wholeNumber("WORKERS", navigator.hardwareConcurrency, 1);
   if (database.kind === "embedded") {
     if (wanted > 1) {
       console.log(
@@ -84,12 +81,7 @@ function planWorkers(database: LocalDatabase): number {
     }
     return 1;
   }
-  const budget = Number(Deno.env.get("DATABASE_POOL_SIZE"));
-  if (!Number.isInteger(budget) || budget < 1) {
-    throw new ConfigurationError(
-      "Invalid environment: DATABASE_POOL_SIZE must be a whole number from 1",
-    );
-  }
+  const budget = wholeNumber("DATABASE_POOL_SIZE", 10, 1);
   const count = Math.min(wanted, budget);
   if (count < wanted) {
     console.log(
@@ -105,6 +97,15 @@ function planWorkers(database: LocalDatabase): number {
     return planShare(1, budget);
   }
   return planShare(count, budget);
+}
+
+/** The whole-number setting `name`, `fallback` when unset; a ConfigurationError out of range. */
+function wholeNumber(name: string, fallback: number, min: number, max = Infinity): number {
+  const given = Deno.env.get(name);
+  const value = given === undefined || given === "" ? fallback : Number(given);
+  if (Number.isInteger(value) && value >= min && value <= max) return value;
+  const range = max === Infinity ? `from ${min}` : `from ${min} to ${max}`;
+  throw new ConfigurationError(`Invalid environment: ${name} must be a whole number ${range}`);
 }
 
 /** Gives each of `count` workers its share of the pool budget (read when the workers load). */

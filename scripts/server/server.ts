@@ -6,8 +6,10 @@ import { openFileLimit } from "./file_limit.ts";
 import { migrate } from "./migrate.ts";
 import {
   ConfigurationError,
-  databaseUrlProblem,
+  databaseSetting,
 } from "../../supabase/functions/_shared/configuration.ts";
+import { isConnectionError } from "../../supabase/functions/_shared/db_errors.ts";
+import { errorMessage } from "../../supabase/functions/_shared/log.ts";
 import type { FunctionHandler } from "../../supabase/functions/_shared/serve.ts";
 
 const root = new URL("../../", import.meta.url);
@@ -111,14 +113,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
  */
 export async function prepareDatabase(dataDir: string | null): Promise<LocalDatabase> {
   await loadEnvFile();
-  // The platform names its database SUPABASE_DB_URL; ours wins where both are set.
-  const databaseUrl = Deno.env.get("DATABASE_URL") || Deno.env.get("SUPABASE_DB_URL");
-  const problem = databaseUrl ? databaseUrlProblem(databaseUrl) : null;
-  const named = Deno.env.get("DATABASE_URL") ? "DATABASE_URL" : "SUPABASE_DB_URL";
-  if (problem) throw new ConfigurationError(`Invalid environment: ${named} ${problem}`);
-  const database: LocalDatabase = databaseUrl
-    ? { kind: "postgres", url: databaseUrl, poolSize: 10, close: () => Promise.resolve() }
-    : await openEmbedded(dataDir);
+  const setting = databaseSetting(Deno.env.toObject());
+  const database: LocalDatabase = setting
+    ? { kind: "postgres", url: setting.url, poolSize: 10, close: () => Promise.resolve() }
+    : await openEmbedded(dataDir).catch((e: unknown) => {
+      throw new ConfigurationError(
+        `Cannot open the embedded database in DATA_DIR: ${errorMessage(e)}`,
+      );
+    });
   Deno.env.set("DATABASE_URL", database.url);
   // The owner's pool is the request pool on the embedded database (owner_pool.ts).
   Deno.env.set("DATABASE_EMBEDDED", database.kind === "embedded" ? "1" : "0");
@@ -133,6 +135,11 @@ export async function prepareDatabase(dataDir: string | null): Promise<LocalData
   });
   try {
     await migrate(migrator, { seed: true });
+  } catch (e) {
+    if (!setting || !isConnectionError(e)) throw e;
+    throw new ConfigurationError(
+      `Cannot reach the database at ${setting.name}: ${errorMessage(e)}`,
+    );
   } finally {
     await migrator.end();
   }

@@ -1,4 +1,5 @@
-import { closeQuietly, relayBytes } from "./tcp_relay.ts";
+import { closeQuietly } from "../server/connection_front.ts";
+import { relayBytes } from "./tcp_relay.ts";
 
 /**
  * A TCP proxy that counts round trips between a server and its database: a round trip begins each

@@ -29,6 +29,8 @@ export interface ServerEnv {
   WORKERS?: string;
   RATE_LIMIT_PREFIX?: string;
   LOG_LEVEL?: "info" | "silent";
+  PORT?: string;
+  MAX_CONNECTIONS?: string;
   /** "0" as deployed (the default), "1" for local development, "unset" to let the start decide. */
   LOCAL_DEVELOPMENT?: "0" | "1" | "unset";
   /** The secrets default to this run's (`useRunSecrets`), which this process signs tokens with. */
@@ -60,6 +62,7 @@ const CONTROLLED = [
   "RATE_LIMIT_PREFIX",
   "LOG_LEVEL",
   "PORT",
+  "MAX_CONNECTIONS",
   "APP_URL",
   "TRUST_PROXY",
   "LOCAL_DEVELOPMENT",

@@ -24,12 +24,3 @@ export async function relayBytes(
     // either side went away
   }
 }
-
-/** Closes a connection or listener that may already be closed. */
-export function closeQuietly(closer: { close(): void }): void {
-  try {
-    closer.close();
-  } catch {
-    // already closed
-  }
-}

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { openEmbedded, runningEmbedded } from "../server/database.ts";
 import { loadEnvFile } from "../server/env_file.ts";
 import { migrate } from "../server/migrate.ts";
+import { errorMessage } from "../../supabase/functions/_shared/log.ts";
 
 const USAGE = "Usage: deno task dev:user --email E [--tier N] [--admin]";
 
@@ -70,7 +71,7 @@ if (import.meta.main) {
     });
     console.log(JSON.stringify(user));
   } catch (e) {
-    console.error(e instanceof Error ? e.message : String(e));
+    console.error(errorMessage(e));
     Deno.exitCode = 1;
   } finally {
     await sql.end();

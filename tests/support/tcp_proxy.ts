@@ -1,4 +1,5 @@
-import { closeQuietly, relayBytes } from "../../scripts/support/tcp_relay.ts";
+import { closeQuietly } from "../../scripts/server/connection_front.ts";
+import { relayBytes } from "../../scripts/support/tcp_relay.ts";
 
 /**
  * A TCP proxy inside the test process that can be cut and restored, to make a dependency such as

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConfigurationError, databaseUrlProblem } from "./configuration.ts";
+import { ConfigurationError, databaseSetting } from "./configuration.ts";
 
 export { ConfigurationError };
 
@@ -133,12 +133,7 @@ export function readEnv(variables: Record<string, string> = Deno.env.toObject())
         "its legacy JWT secret",
     );
   }
-  // Only the database URL in use is read: the platform's is ignored where DATABASE_URL is set.
-  const databaseUrlUsed = data.DATABASE_URL ? "DATABASE_URL" : "SUPABASE_DB_URL";
-  const problem = databaseUrlProblem(data[databaseUrlUsed] ?? "postgres://");
-  if (problem !== null) {
-    throw new ConfigurationError(`Invalid environment: ${databaseUrlUsed} ${problem}`);
-  }
+  databaseSetting(data); // refused here, at start, rather than at the first request
   if (!data.UPSTASH_REDIS_REST_URL !== !data.UPSTASH_REDIS_REST_TOKEN) {
     throw new ConfigurationError(
       "Invalid environment: UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN go together: set " +
@@ -176,13 +171,11 @@ function readEnvAtStart(): Env {
  * migrations and local tools; requests never use it (see `requestDatabaseUrl`).
  */
 export function databaseUrl(): string {
-  const url = env.DATABASE_URL ?? env.SUPABASE_DB_URL;
-  if (!url) {
-    throw new ConfigurationError(
-      "Invalid environment: no database: set DATABASE_URL (SUPABASE_DB_URL when hosted)",
-    );
-  }
-  return url;
+  const setting = databaseSetting(env);
+  if (setting) return setting.url;
+  throw new ConfigurationError(
+    "Invalid environment: no database: set DATABASE_URL (SUPABASE_DB_URL when hosted)",
+  );
 }
 
 /** The login role requests connect as: only a member of the request roles, owning nothing. */

@@ -1,7 +1,7 @@
 import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { afterCommit } from "../_shared/after_commit.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { log } from "../_shared/log.ts";
+import { errorMessage, log } from "../_shared/log.ts";
 import { type ObjectName, parseObjectName } from "../_shared/storage/object_name.ts";
 import { publicFileStore } from "../_shared/storage/public_file_store.ts";
 
@@ -29,6 +29,6 @@ function logRemovalFailure(names: ObjectName[], requestId: string, e: unknown): 
   log.warn("uploaded_files_not_removed", {
     request_id: requestId,
     files: names.length,
-    reason: e instanceof Error ? e.message : String(e),
+    reason: errorMessage(e),
   });
 }

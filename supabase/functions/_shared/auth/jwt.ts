@@ -10,7 +10,7 @@ import { env } from "../env.ts";
 import { Fail, Unavailable } from "../envelope.ts";
 import { refusals } from "../refusals.ts";
 import { BoundedMap } from "../bounded_map.ts";
-import { log } from "../log.ts";
+import { errorMessage, log } from "../log.ts";
 
 /** The claims a request runs under, as PostgREST would set them in `request.jwt.claims`. */
 export const Claims = z.looseObject({
@@ -83,7 +83,7 @@ if (env.SUPABASE_JWKS && asymmetricKeys) {
     asymmetricKeys(header, { payload: "", signature: "" }).catch((e: unknown) => {
       // Keys without a kid that share an algorithm are told apart by the token's kid, not here.
       if (e instanceof errors.JWKSMultipleMatchingKeys) return;
-      const reason = e instanceof Error ? e.message : String(e);
+      const reason = errorMessage(e);
       log.error("signing_key_unusable", { kid: header.kid ?? null, reason });
     });
   }

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { ContentUpdate } from "@shared/content_updates.ts";
 import type { AfterCommitContext } from "../after_commit.ts";
 import { env } from "../env.ts";
-import { log } from "../log.ts";
+import { errorMessage, log } from "../log.ts";
 import { postToBot } from "./post_to_bot.ts";
 
 type Proposal = z.input<typeof ContentUpdate>;
@@ -59,7 +59,7 @@ export async function announceProposal(
   } catch (e) {
     log.warn("content_update_message_not_saved", {
       content_update_id: proposal.id,
-      reason: e instanceof Error ? e.message : String(e),
+      reason: errorMessage(e),
     });
   }
   return proposal;

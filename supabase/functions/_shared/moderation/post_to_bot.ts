@@ -1,4 +1,5 @@
 import { type ContentUpdateWebhook, ContentUpdateWebhookReply } from "@shared/content_updates.ts";
+import { errorMessage } from "../log.ts";
 
 /** How long the moderation bot gets to answer before the proposal goes on without its message. */
 export const BOT_TIMEOUT_MS = 3_000;
@@ -39,7 +40,7 @@ export async function postToBot(
   } catch (e) {
     if (signal.aborted) return { ok: false, reason: `bot did not answer within ${timeoutMs} ms` };
     // The platform's Deno names the URL in the error, and the webhook's URL carries its token.
-    const message = (e instanceof Error ? e.message : String(e)).replaceAll(
+    const message = errorMessage(e).replaceAll(
       /\w+:\/\/[^\s)]+/g,
       "<url>",
     );

@@ -16,7 +16,7 @@ import type { Bucket } from "../auth/credential.ts";
 import { type SendAhead, sendAlone } from "../db/transaction.ts";
 import { env } from "../env.ts";
 import { BoundedMap } from "../bounded_map.ts";
-import { log } from "../log.ts";
+import { errorMessage, log } from "../log.ts";
 import { refusals } from "../refusals.ts";
 import { sha256Hex } from "../sha256.ts";
 import {
@@ -81,7 +81,7 @@ async function countShared(
     const window = await upstash.limit(kind, hashed).catch((e: unknown) => {
       if (upstashDownUntil === 0) {
         log.warn("rate_limit_store_unreachable", {
-          reason: e instanceof Error ? e.message : String(e),
+          reason: errorMessage(e),
         });
       }
       upstashDownUntil = Date.now() + STORE_RETRY_MS;
