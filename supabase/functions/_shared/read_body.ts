@@ -41,7 +41,10 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<st
   const bytes = await Promise.race([
     Number.isSafeInteger(length)
       ? req.arrayBuffer().then((b) => new Uint8Array(b), unreadable)
-      : readStreamCapped(req.body, maxBytes),
+      : readBytesCapped(req.body, maxBytes).then(
+        (bytes) => bytes ?? Promise.reject(refusals.bodyTooLarge(maxBytes)),
+        unreadable,
+      ),
     late,
   ]).finally(() => clearTimeout(timer));
   try {
@@ -51,23 +54,25 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<st
   }
 }
 
-async function readStreamCapped(
-  body: ReadableStream<Uint8Array>,
+/**
+ * A stream's bytes, or null past `maxBytes` (the rest is then left unread); a failed read rejects.
+ */
+export async function readBytesCapped(
+  body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
-): Promise<Uint8Array> {
+): Promise<Uint8Array | null> {
+  if (body === null) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
-    while (true) {
-      const { done, value } = await reader.read().catch(unreadable);
-      if (done) break;
-      total += value.byteLength;
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      total += read.value.byteLength;
       if (total > maxBytes) {
         await reader.cancel().catch(() => {});
-        throw refusals.bodyTooLarge(maxBytes);
+        return null;
       }
-      chunks.push(value);
+      chunks.push(read.value);
     }
   } finally {
     reader.releaseLock();

@@ -7,6 +7,7 @@
  */
 import { type CallToolResult, ErrorCode, McpError } from "./sdk.ts";
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "@shared/idempotency.ts";
+import { readBytesCapped } from "../_shared/read_body.ts";
 import { toolHandlers } from "./handlers.ts";
 import { IDEMPOTENCY_ARGUMENT, isToolName } from "./tools.ts";
 
@@ -69,22 +70,23 @@ export async function callTool(
     body: JSON.stringify(body),
   });
   const response = await toolHandlers[name](request, origin.info);
-  const read = await readCapped(response);
-  origin.resultBytes += read?.bytes ?? 0;
-  if (read === null) {
+  const bytes = await readBytesCapped(response.body, MAX_RESULT_BYTES);
+  origin.resultBytes += bytes?.byteLength ?? 0;
+  if (bytes === null) {
     return errorResult(
       `The result is larger than ${MAX_RESULT_BYTES} bytes: ask for fewer records (ids, filters)`,
     );
   }
+  const text = new TextDecoder().decode(bytes);
   let envelope: unknown;
   try {
-    envelope = JSON.parse(read.text);
+    envelope = JSON.parse(text);
   } catch {
     return errorResult("The endpoint's answer was cut short: try again");
   }
   if (!isEnvelope(envelope)) return errorResult("The endpoint answered without a JSend envelope");
   return {
-    content: [{ type: "text", text: read.text }],
+    content: [{ type: "text", text }],
     structuredContent: envelope,
     ...(envelope.status === "success" ? {} : { isError: true }),
   };
@@ -105,29 +107,4 @@ function errorResult(message: string): CallToolResult {
     structuredContent: envelope,
     isError: true,
   };
-}
-
-/** The response body as text and its size, or null (and the rest left unread) past MAX_RESULT_BYTES. */
-async function readCapped(response: Response): Promise<{ text: string; bytes: number } | null> {
-  if (response.body === null) return { text: "", bytes: 0 };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_RESULT_BYTES) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { text: new TextDecoder().decode(bytes), bytes: size };
 }
