@@ -18,10 +18,10 @@ let stopping = false;
 
 await loadEnvFile(); // before any setting is read: `.env` may hold PORT or DATA_DIR
 const port = wholeNumber("PORT", 54321, 0, 65_535);
+const connections = wholeNumber("MAX_CONNECTIONS", connectionCap(files?.soft ?? 1024), 1);
 const database = await prepareDatabase(Deno.env.get("DATA_DIR") ?? ".data");
 const workers = planWorkers(database);
 // The workers are threads of this process and share its open files: each holds its share.
-const connections = wholeNumber("MAX_CONNECTIONS", connectionCap(files?.soft ?? 1024), 1);
 const connectionShare = Math.max(1, Math.floor(connections / workers));
 Deno.env.set("MAX_CONNECTIONS", String(connectionShare));
 const running = workers === 1 ? await serveHere() : await startWorkers(workers);
