@@ -8,7 +8,7 @@ import {
   successData,
   test,
 } from "./_harness.ts";
-import { errorMessage } from "../supabase/functions/_shared/log.ts";
+import { errorMessage } from "../supabase/functions/_shared/error_message.ts";
 
 async function countCharacters(userId: string): Promise<number> {
   const [row] = await adminSql<{ n: number }[]>`

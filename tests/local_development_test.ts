@@ -197,7 +197,7 @@ for (
   const [setting, env, reason] of [
     [
       "a port that is not a number",
-      { PORT: "http" },
+      { PORT: " " },
       /PORT must be a whole number from 0 to 65535/,
     ],
     ["no connections", { MAX_CONNECTIONS: "0" }, /MAX_CONNECTIONS must be a whole number from 1/],

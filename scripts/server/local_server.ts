@@ -19,8 +19,10 @@ let stopping = false;
 await loadEnvFile(); // before any setting is read: `.env` may hold PORT or DATA_DIR
 const port = wholeNumber("PORT", 54321, 0, 65_535);
 const connections = wholeNumber("MAX_CONNECTIONS", connectionCap(files?.soft ?? 1024), 1);
+const workersWanted = wholeNumber("WORKERS", navigator.hardwareConcurrency, 1);
+const poolBudget = wholeNumber("DATABASE_POOL_SIZE", 10, 1);
 const database = await prepareDatabase(Deno.env.get("DATA_DIR") ?? ".data");
-const workers = planWorkers(database);
+const workers = planWorkers(database, workersWanted, poolBudget);
 // The workers are threads of this process and share its open files: each holds its share.
 const connectionShare = Math.max(1, Math.floor(connections / workers));
 Deno.env.set("MAX_CONNECTIONS", String(connectionShare));
@@ -66,12 +68,11 @@ interface Running {
 }
 
 /**
- * How many workers to run: `WORKERS`, by default one per core, but one on the embedded database,
- * and never more than the pool budget has connections. Sets DATABASE_POOL_SIZE to each worker's
- * share of the budget (the workers read it when they load).
+ * How many workers to run: `wanted` (WORKERS), but one on the embedded database, and never more
+ * than the pool `budget` (DATABASE_POOL_SIZE) has connections. Sets DATABASE_POOL_SIZE to each
+ * worker's share of the budget (the workers read it when they load).
  */
-function planWorkers(database: LocalDatabase): number {
-  const wanted = wholeNumber("WORKERS", navigator.hardwareConcurrency, 1);
+function planWorkers(database: LocalDatabase, wanted: number, budget: number): number {
   if (database.kind === "embedded") {
     if (wanted > 1) {
       console.log(
@@ -81,7 +82,6 @@ function planWorkers(database: LocalDatabase): number {
     }
     return 1;
   }
-  const budget = wholeNumber("DATABASE_POOL_SIZE", 10, 1);
   const count = Math.min(wanted, budget);
   if (count < wanted) {
     console.log(
@@ -102,7 +102,7 @@ function planWorkers(database: LocalDatabase): number {
 /** The whole-number setting `name`, `fallback` when unset; a ConfigurationError out of range. */
 function wholeNumber(name: string, fallback: number, min: number, max = Infinity): number {
   const given = Deno.env.get(name);
-  const value = given === undefined || given === "" ? fallback : Number(given);
+  const value = given === undefined || given === "" ? fallback : /^\d+$/.test(given) ? +given : NaN;
   if (Number.isInteger(value) && value >= min && value <= max) return value;
   const range = max === Infinity ? `from ${min}` : `from ${min} to ${max}`;
   throw new ConfigurationError(`Invalid environment: ${name} must be a whole number ${range}`);

@@ -8,8 +8,7 @@ import {
   ConfigurationError,
   databaseSetting,
 } from "../../supabase/functions/_shared/configuration.ts";
-import { isConnectionError } from "../../supabase/functions/_shared/db_errors.ts";
-import { errorMessage } from "../../supabase/functions/_shared/log.ts";
+import { errorMessage } from "../../supabase/functions/_shared/error_message.ts";
 import type { FunctionHandler } from "../../supabase/functions/_shared/serve.ts";
 
 const root = new URL("../../", import.meta.url);
@@ -134,12 +133,12 @@ export async function prepareDatabase(dataDir: string | null): Promise<LocalData
     prepare: Deno.env.get("DATABASE_PREPARE") !== "false",
   });
   try {
+    // Whatever stops the first statement is the database's setting or state, not the migrations'.
+    await migrator`select 1`.catch((e: unknown) => {
+      const database = setting ? `the database at ${setting.name}` : "the embedded database";
+      throw new ConfigurationError(`Cannot reach ${database}: ${errorMessage(e)}`);
+    });
     await migrate(migrator, { seed: true });
-  } catch (e) {
-    if (!setting || !isConnectionError(e)) throw e;
-    throw new ConfigurationError(
-      `Cannot reach the database at ${setting.name}: ${errorMessage(e)}`,
-    );
   } finally {
     await migrator.end();
   }

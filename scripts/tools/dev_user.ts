@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { openEmbedded, runningEmbedded } from "../server/database.ts";
 import { loadEnvFile } from "../server/env_file.ts";
 import { migrate } from "../server/migrate.ts";
-import { errorMessage } from "../../supabase/functions/_shared/log.ts";
+import { errorMessage } from "../../supabase/functions/_shared/error_message.ts";
 
 const USAGE = "Usage: deno task dev:user --email E [--tier N] [--admin]";
 

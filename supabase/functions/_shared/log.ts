@@ -56,8 +56,3 @@ export const log = {
   warn: (event: string, fields: Fields): void => write("warn", event, fields),
   error: (event: string, fields: Fields): void => write("error", event, fields),
 };
-
-/** What an error says, for a log's `reason` or a one-line message. */
-export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}

@@ -1,7 +1,8 @@
 import { accountsEndpoints } from "@shared/contract/accounts.ts";
 import { afterCommit } from "../_shared/after_commit.ts";
 import { endpoint } from "../_shared/endpoint.ts";
-import { errorMessage, log } from "../_shared/log.ts";
+import { errorMessage } from "../_shared/error_message.ts";
+import { log } from "../_shared/log.ts";
 import { type ObjectName, parseObjectName } from "../_shared/storage/object_name.ts";
 import { publicFileStore } from "../_shared/storage/public_file_store.ts";
 

@@ -10,7 +10,8 @@ import { env } from "../env.ts";
 import { Fail, Unavailable } from "../envelope.ts";
 import { refusals } from "../refusals.ts";
 import { BoundedMap } from "../bounded_map.ts";
-import { errorMessage, log } from "../log.ts";
+import { errorMessage } from "../error_message.ts";
+import { log } from "../log.ts";
 
 /** The claims a request runs under, as PostgREST would set them in `request.jwt.claims`. */
 export const Claims = z.looseObject({

@@ -2,7 +2,8 @@ import type { z } from "zod";
 import type { ContentUpdate } from "@shared/content_updates.ts";
 import type { AfterCommitContext } from "../after_commit.ts";
 import { env } from "../env.ts";
-import { errorMessage, log } from "../log.ts";
+import { errorMessage } from "../error_message.ts";
+import { log } from "../log.ts";
 import { postToBot } from "./post_to_bot.ts";
 
 type Proposal = z.input<typeof ContentUpdate>;

@@ -1,5 +1,5 @@
 import { type ContentUpdateWebhook, ContentUpdateWebhookReply } from "@shared/content_updates.ts";
-import { errorMessage } from "../log.ts";
+import { errorMessage } from "../error_message.ts";
 
 /** How long the moderation bot gets to answer before the proposal goes on without its message. */
 export const BOT_TIMEOUT_MS = 3_000;

@@ -16,7 +16,8 @@ import type { Bucket } from "../auth/credential.ts";
 import { type SendAhead, sendAlone } from "../db/transaction.ts";
 import { env } from "../env.ts";
 import { BoundedMap } from "../bounded_map.ts";
-import { errorMessage, log } from "../log.ts";
+import { errorMessage } from "../error_message.ts";
+import { log } from "../log.ts";
 import { refusals } from "../refusals.ts";
 import { sha256Hex } from "../sha256.ts";
 import {
