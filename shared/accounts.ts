@@ -25,7 +25,7 @@ export const CreatedApiClient = ApiClient.extend({ api_key: z.uuid() }).meta({
 export type CreatedApiClient = z.infer<typeof CreatedApiClient>;
 
 /** Body of find-api-client: no parameters. */
-export const FindApiClientBody = z.object({});
+export const FindApiClientBody = z.strictObject({});
 
 /** Body of delete-api-client. */
 export const DeleteApiClientBody = z.object({ id: Id });

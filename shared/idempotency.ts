@@ -1,8 +1,9 @@
 /**
- * Which endpoints take an `Idempotency-Key`: every create, update, delete and grant, except
- * create-api-client, whose answer holds a key shown once and never stored.
+ * Which endpoints take an `Idempotency-Key`: every create, update, delete and grant, and the two
+ * that draw a new code (a repeat must not draw another), except create-api-client, whose answer
+ * holds a key shown once and never stored.
  */
-const HONOURED = /^(create|update|delete|grant)-/;
+const HONOURED = /^(create|update|delete|grant)-|^(reset-campaign-key|gm-regenerate-code)$/;
 const NEVER: ReadonlySet<string> = new Set(["create-api-client"]);
 
 /** The request header a caller names a retryable write with. */

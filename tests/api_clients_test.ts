@@ -51,6 +51,12 @@ test("find-api-client lists only the caller's clients", async () => {
   deepStrictEqual(listed, []);
 });
 
+test("find-api-client takes no filter: a field sent to it is refused, not ignored", async () => {
+  const user = await makeUser();
+  const res = await call("find-api-client", { id: 1 }, { token: user.access_token });
+  equal(failMessage(res), "Unknown field: id");
+});
+
 test("delete-api-client revokes a client: its key stops working on the next request", async () => {
   const user = await makeUser();
   const { clientId, apiKey } = await makeApiKey(user);

@@ -78,6 +78,49 @@ test("the same key with another body is refused, naming the header, and writes n
   equal(await characterCount(user.user_id), 1);
 });
 
+test("an update refused as data spends no key: the same request writes once it is allowed", async () => {
+  const owner = await makeUser();
+  const other = await makeUser();
+  const character = successData(
+    await call("create-character", { name: "Mine" }, { token: owner.access_token }),
+  );
+  const key = crypto.randomUUID();
+  const update = () =>
+    call("update-character", { id: character.id, name: "Renamed" }, {
+      token: other.access_token,
+      headers: withKey(key),
+    });
+  const refused = await update();
+  deepStrictEqual(successData(refused), { __forbidden: true, reason: "NOT_VISIBLE" });
+  // Admins may write any character: the same key now does the work, and is no replay.
+  await adminSql`update public.public_user set is_admin = true where user_id = ${other.user_id}`;
+  const written = await update();
+  equal(written.headers.get("idempotent-replayed"), null);
+  equal(successData(written)[0].name, "Renamed");
+  equal((await update()).headers.get("idempotent-replayed"), "true");
+});
+
+test("reset-campaign-key repeated with one key draws one new key", async () => {
+  const gm = await makeUser({ tier: 1 });
+  const campaign = successData(
+    await call("create-campaign", { name: "Once" }, { token: gm.access_token }),
+  );
+  const key = crypto.randomUUID();
+  const reset = () =>
+    call("reset-campaign-key", { id: campaign.id }, {
+      token: gm.access_token,
+      headers: withKey(key),
+    });
+  const first = successData(await reset());
+  const again = await reset();
+  equal(again.headers.get("idempotent-replayed"), "true");
+  deepStrictEqual(successData(again), first);
+  const [stored] = successData(
+    await call("find-campaign", { id: campaign.id }, { token: gm.access_token }),
+  );
+  equal(stored.join_key, first.join_key);
+});
+
 test("twenty concurrent requests with one key create one character; the cap is untouched", async () => {
   const user = await makeUser();
   const key = crypto.randomUUID();

@@ -61,6 +61,12 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
    * and its transaction waits for it to finish.
    */
   actsOutsideDatabase?: boolean;
+  /**
+   * Whether an answer of `run` reports work done; one that does not (a refusal the contract answers
+   * as data) rolls its transaction back, so an Idempotency-Key it came with is not spent on it and
+   * the same request may be sent again once it can succeed. Every answer reports work when absent.
+   */
+  didWork?: (result: z.input<R>) => boolean;
 }
 
 /** A handler that is one read statement (see `DbServerSide.read`). */

@@ -73,6 +73,11 @@ async function transactionAs<T>(
   }
 }
 
+/** A keyed request's answer that reports no work: thrown to roll back its key's claim. */
+class NothingDone {
+  constructor(readonly answer: unknown) {}
+}
+
 /**
  * Runs a database handler in one transaction as its caller. For an API key the database resolves
  * the key, and the character grant when the endpoint names one, in the statement that opens the
@@ -120,6 +125,7 @@ export async function runInTransaction<S extends z.ZodType, R extends z.ZodType>
     const outcome = await working;
     if (outcome instanceof AfterCommit || outcome instanceof RowStream) return outcome;
     const checked = checkedResult(spec.result, outcome) as z.input<R>;
+    if (spec.didWork?.(checked) === false) throw new NothingDone(checked);
     answered = successBody(checked); // kept with the COMMIT (`withCommit`)
     return checked;
   };
@@ -138,14 +144,19 @@ export async function runInTransaction<S extends z.ZodType, R extends z.ZodType>
     assertWithinBudget(tx, base.requestId);
     return handle(tx);
   };
-  const { value: outcome, actedAs } = await transactionAs(credential, verdict, withinBudget, {
+  const ran = await transactionAs(credential, verdict, withinBudget, {
     characterId,
     commitAhead,
     readOnly,
     withCommit: retryable === null
       ? undefined
       : (tx) => answered === null ? null : rememberAnswer(tx, retryable, 200, answered),
+  }).catch((e: unknown) => {
+    if (e instanceof NothingDone) return e;
+    throw e;
   });
+  if (ran instanceof NothingDone) return ran.answer;
+  const { value: outcome, actedAs } = ran;
   if (!(outcome instanceof AfterCommit)) return outcome;
   const same = async <T>(fn: (tx: Tx) => Promise<T>) => (await asCaller(actedAs, fn)).value;
   const final = await outcome.step({ transaction: same });

@@ -5,6 +5,8 @@ import { updateCharacter } from "../_shared/characters/characters.ts";
 
 export const handler = endpoint(charactersEndpoints, "update-character", {
   characterGrant: (body) => body.id,
+  // `__forbidden` and `__conflict` are refusals answered as data: nothing was written.
+  didWork: (result) => Array.isArray(result),
   run: async ({ body, caller, tx }) => {
     const { id, expected_updated_at, ...patch } = body;
     // Signed out, the web client expects the reference's answer: no access, nothing written.
