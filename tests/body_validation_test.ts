@@ -20,6 +20,26 @@ test("a number past a double's range is refused, naming the field, never stored 
   equal(successData(fine).notes.count, 1e300);
 });
 
+test("half of a surrogate pair is refused, naming the field, in text and in JSON alike", async () => {
+  const user = await makeUser();
+  const token = user.access_token;
+  for (
+    const [raw, field] of [
+      [`{"name":"a\\ud800b"}`, "name"],
+      [`{"name":"Half","notes":{"pages":["\\udfff"]}}`, "notes.pages.0"],
+    ] as const
+  ) {
+    const res = await call("create-character", {}, { token, raw });
+    equal(
+      failMessage(res),
+      `Invalid value for ${field}: text cannot contain half of a surrogate pair (\\uD800-\\uDFFF alone)`,
+    );
+  }
+  // A whole pair is one character, kept as sent.
+  const whole = await call("create-character", {}, { token, raw: `{"name":"\\ud83d\\ude00"}` });
+  equal(successData(whole).name, "\u{1F600}");
+});
+
 test("open-ai-request refuses a field it does not take, such as base_url", async () => {
   const user = await makeUser({ tier: 1 });
   const res = await call("open-ai-request", {

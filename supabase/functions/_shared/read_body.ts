@@ -124,8 +124,8 @@ function nestingExceeds(text: string, limit: number): boolean {
 }
 
 /**
- * Parses a JSON body; an empty body is `{}`, as a call without parameters. A NUL character, which
- * no Postgres text or jsonb value can hold, is refused here, naming the field it is in.
+ * Parses a JSON body; an empty body is `{}`, as a call without parameters. A value no stored field
+ * can hold (`SCREENS`) is refused here, naming the field it is in.
  */
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === "") return {};
@@ -139,26 +139,39 @@ export function parseJsonBody(text: string): unknown {
   } catch {
     throw new Fail("Invalid JSON body", 400);
   }
-  // JSON can carry NUL only as the escape \u0000, so most bodies skip the walk.
-  const nul = text.includes("\\u0000") ? firstPath(parsed, holdsNul) : null;
-  if (nul !== null) {
-    const field = fieldName(nul);
-    throw fail(`Invalid value for ${field}: text cannot contain NUL characters`, { field });
-  }
-  // A number past a double's range parses as Infinity, which JSON would store as null; only a
-  // body with a long run of digits or a three-digit exponent can hold one.
-  const huge = TOO_LARGE_FOR_A_DOUBLE.test(text) ? firstPath(parsed, notFinite) : null;
-  if (huge !== null) {
-    const field = fieldName(huge);
-    throw fail(`Invalid value for ${field}: the number is too large`, { field });
+  for (const { mayHold, matches, problem } of SCREENS) {
+    const path = mayHold.test(text) ? firstPath(parsed, matches) : null;
+    if (path === null) continue;
+    const field = fieldName(path);
+    throw fail(`Invalid value for ${field}: ${problem}`, { field });
   }
   return parsed;
 }
 
-const TOO_LARGE_FOR_A_DOUBLE = /\d{300}|[eE]\+?\d{3}/;
+/**
+ * What no stored value can hold, each with the text that must appear in a body holding it, so most
+ * bodies skip the walk: NUL, which no Postgres text or jsonb can hold (JSON carries it only as
+ * \u0000); half of a surrogate pair, which text would store as U+FFFD and jsonb refuses (only an
+ * escape carries it); a number past a double's range, which parses as Infinity and would be stored
+ * as null (only a long run of digits or a three-digit exponent).
+ */
+const SCREENS = [
+  {
+    mayHold: /\\u0000/,
+    matches: holds((text) => text.includes("\0")),
+    problem: "text cannot contain NUL characters",
+  },
+  {
+    mayHold: /\\u[dD][89a-fA-F]/,
+    matches: holds((text) => !text.isWellFormed()),
+    problem: "text cannot contain half of a surrogate pair (\\uD800-\\uDFFF alone)",
+  },
+  { mayHold: /\d{300}|[eE]\+?\d{3}/, matches: notFinite, problem: "the number is too large" },
+];
 
-function holdsNul(value: unknown, key: string): boolean {
-  return key.includes("\0") || (typeof value === "string" && value.includes("\0"));
+/** Whether a string value or a key fails `bad`. */
+function holds(bad: (text: string) => boolean): (value: unknown, key: string) => boolean {
+  return (value, key) => bad(key) || (typeof value === "string" && bad(value));
 }
 
 function notFinite(value: unknown): boolean {
