@@ -40,6 +40,18 @@ test("half of a surrogate pair is refused, naming the field, in text and in JSON
   equal(successData(whole).name, "\u{1F600}");
 });
 
+test("a __proto__ key is refused, naming where it is, rather than dropped", async () => {
+  const user = await makeUser();
+  const res = await call("create-character", {}, {
+    token: user.access_token,
+    raw: `{"name":"Proto","details":{"__proto__":{"x":1},"kept":true}}`,
+  });
+  equal(
+    failMessage(res),
+    "Invalid value for details.__proto__: __proto__ cannot be a key (objects drop it)",
+  );
+});
+
 test("open-ai-request refuses a field it does not take, such as base_url", async () => {
   const user = await makeUser({ tier: 1 });
   const res = await call("open-ai-request", {

@@ -153,7 +153,8 @@ export function parseJsonBody(text: string): unknown {
  * bodies skip the walk: NUL, which no Postgres text or jsonb can hold (JSON carries it only as
  * \u0000); half of a surrogate pair, which text would store as U+FFFD and jsonb refuses (only an
  * escape carries it); a number past a double's range, which parses as Infinity and would be stored
- * as null (only a long run of digits or a three-digit exponent).
+ * as null (only a long run of digits or a three-digit exponent); a `__proto__` key, which the
+ * contract's objects drop (zod guards against prototype pollution).
  */
 const SCREENS = [
   {
@@ -167,6 +168,11 @@ const SCREENS = [
     problem: "text cannot contain half of a surrogate pair (\\uD800-\\uDFFF alone)",
   },
   { mayHold: /\d{300}|[eE]\+?\d{3}/, matches: notFinite, problem: "the number is too large" },
+  {
+    mayHold: /"__proto__"/,
+    matches: (_value: unknown, key: string) => key === "__proto__",
+    problem: "__proto__ cannot be a key (objects drop it)",
+  },
 ];
 
 /** Whether a string value or a key fails `bad`. */
