@@ -384,6 +384,18 @@ test("a read's transaction refuses a write its handler attempts", async () => {
   );
 });
 
+test("a request's transaction plans without JIT, whatever the server's setting", async () => {
+  const { asCaller } = await import("../supabase/functions/_shared/db/as_caller.ts");
+  for (const options of [{}, { readOnly: true, genericPlans: true }]) {
+    const { value } = await asCaller(
+      { kind: "anon" },
+      (tx) => tx<{ jit: string }[]>`select current_setting('jit') as jit`,
+      options,
+    );
+    equal(value[0]?.jit, "off", JSON.stringify(options));
+  }
+});
+
 test("statements run in the order they are written, whatever order they are awaited in", async () => {
   const { inTransaction } = await import("../supabase/functions/_shared/db/transaction.ts");
   const { value } = await inTransaction((tx) => tx`select 1`, async (tx) => {

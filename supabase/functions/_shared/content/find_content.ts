@@ -66,10 +66,8 @@ export async function findAllContent<S extends z.ZodObject>(
     // just loaded, not yet analyzed), the planner expected a few hundred rows and read and sorted
     // them all first (140-170 ms for 30,000 ability blocks, against 7 ms this way); with
     // statistics it walks the index by itself. The planner still weighs the two, so a table whose
-    // default rows are few still sorts them. JIT is off: compiling the walk took 500 ms.
-    tx.unsafe(
-      `select set_config('cursor_tuple_fraction', '0.001', true), set_config('jit', 'off', true)`,
-    );
+    // default rows are few still sorts them.
+    tx.unsafe(`select set_config('cursor_tuple_fraction', '0.001', true)`);
   }
   const declared = tx.unsafe(`declare find_rows no scroll cursor for ${text}`, params as never[]);
   const first = tx.unsafe(`fetch forward ${FIRST_BATCH} from find_rows`);

@@ -83,14 +83,17 @@ export function readStatement(tx: Tx, statement: ReadStatement): Promise<postgre
 }
 
 /**
- * The opener's extra columns, evaluated after it in order (it may note an API key's use): cached
- * generic plans and a read-only transaction, when `options` want them. A setting in the opening
- * statement costs Postgres less than a statement of its own.
+ * The opener's extra columns, evaluated after it in order (it may note an API key's use): JIT off,
+ * and cached generic plans and a read-only transaction when `options` want them. A setting in the
+ * opening statement costs Postgres less than a statement of its own. JIT compiles a plan the
+ * planner costs high (a scan over many rows, most of them hidden from the caller) before it runs:
+ * 0.5-1.2 s for a request's few rows, and a cancel at the statement timeout does not stop it.
  */
 function openerSettings(tx: postgres.ISql, options: TransactionOptions): postgres.PendingQuery<[]> {
+  const noJit = tx<[]>`, set_config('jit', 'off', true) as jit`;
   const plans = options.genericPlans
-    ? tx<[]>`, set_config('plan_cache_mode', 'force_generic_plan', true) as plan_mode`
-    : tx<[]>``;
+    ? tx<[]>`${noJit}, set_config('plan_cache_mode', 'force_generic_plan', true) as plan_mode`
+    : noJit;
   return options.readOnly
     ? tx<[]>`${plans}, set_config('transaction_read_only', 'on', true) as read_only`
     : plans;

@@ -134,5 +134,7 @@ export function parseContainsFilter(text: string): ContainsFilter | null {
     }
   }
   const empty = filter.all.length + filter.any.length + filter.none.length === 0;
-  return empty ? null : filter;
+  // A pattern repeated is another pass over every row it cannot narrow down, to the same end.
+  const once = (patterns: string[]) => [...new Set(patterns)];
+  return empty ? null : { all: once(filter.all), any: once(filter.any), none: once(filter.none) };
 }

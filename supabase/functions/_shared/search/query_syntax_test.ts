@@ -53,6 +53,12 @@ Deno.test("parseContainsFilter() follows the advanced text syntax", () => {
     any: ["%cone of%", "ic%e"],
     none: ["%ward%"],
   });
+  // A repeated term is one pattern: each is a pass over the rows the index cannot rule out.
+  deepStrictEqual(parseContainsFilter(`d d d "d" "d" -x -x`), {
+    all: ["%d%"],
+    any: ["%d%"],
+    none: ["%x%"],
+  });
   equal(parseContainsFilter("   "), null);
   equal(parseContainsFilter("*"), null);
 });
