@@ -676,6 +676,29 @@ test("search helpers return only ids of rows the caller may read", async () => {
   deepStrictEqual(own.map((r) => Number(r.id)), [f.ids.taggedOfficial, f.ids.taggedHomebrew]);
 });
 
+test("search_matching_ids() looks only in the sources searched, the official ones by default", async () => {
+  const f = await fixture();
+  const matching = (sources: number[] | null) =>
+    asUser(
+      f.alice,
+      (tx) =>
+        tx`select m.id from private.search_matching_ids('spell', 'name', ${[`%${f.tag}%`]}::text[],
+          null, ${sources}::bigint[]) m(id) order by id`,
+    ).then((rows) => rows.map((r) => Number(r.id)));
+  deepStrictEqual(await matching(null), [f.ids.taggedOfficial]);
+  deepStrictEqual(await matching([f.homebrew]), [f.ids.taggedHomebrew]);
+  // Another user's unpublished source stays unread, named or not.
+  deepStrictEqual(
+    await asUser(
+      f.bob,
+      (tx) =>
+        tx`select m.id from private.search_matching_ids('spell', 'name', ${[`%${f.tag}%`]}::text[],
+          null, ${[f.homebrew, f.unpublished]}::bigint[]) m(id)`,
+    ).then((rows) => rows.length),
+    0,
+  );
+});
+
 test("search_matching_ids() refuses columns that are not searchable text", async () => {
   const f = await fixture();
   await rejects(

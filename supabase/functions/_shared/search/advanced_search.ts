@@ -130,6 +130,7 @@ function containsConditions(
   column: string,
   text: string,
   params: SqlParams,
+  sources: readonly number[] | null | undefined,
 ): string[] {
   const filter = parseContainsFilter(text);
   if (!filter) return [];
@@ -137,9 +138,12 @@ function containsConditions(
   const ref = `t.${ident(column)}`;
   if (filter.all.length > 0 || filter.any.length > 0) {
     // In FROM, the function runs once per statement however the planner joins it.
+    // It looks only at the sources searched (null: the official ones, as `visibleSources`).
+    const searched = sources && sources.length > 0 ? sources : null;
     conditions.push(`t.id in (select m.id from private.search_matching_ids(
       ${params.bind(table.table, "text")}, ${params.bind(column, "text")},
-      ${params.bind(filter.all, "text[]")}, ${params.bind(filter.any, "text[]")}) m(id))`);
+      ${params.bind(filter.all, "text[]")}, ${params.bind(filter.any, "text[]")},
+      ${params.bind(searched, "bigint[]")}) m(id))`);
   }
   // A null column contains nothing, so an exclusion keeps it.
   for (const p of filter.none) {
@@ -163,7 +167,7 @@ function conditionsFor(
   for (const key of TEXT_FILTERS) {
     const value = body[key];
     if (present(value) && has(key)) {
-      where.push(...containsConditions(table, key, value, params));
+      where.push(...containsConditions(table, key, value, params, body.content_sources));
     }
   }
   for (
