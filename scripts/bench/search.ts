@@ -356,9 +356,9 @@ async function compareScans(url: string, userId: string, queries: Advanced[]) {
 
 /**
  * The statement a direct implementation would run: the endpoint's, with its trigram prefilter
- * (`t.id in (select ... private.search_matching_ids(table, column, all, any))`) replaced by the same
- * patterns as ILIKE conditions on the column (`ref`), bound to the same values (less the table's
- * and the column's names, which only the prefilter takes).
+ * (`t.id in (select ... private.search_matching_ids(table, column, all, any, sources))`) replaced by
+ * the same patterns as ILIKE conditions on the column (`ref`), bound to the same values (less the
+ * table's and the column's names and the sources, which only the prefilter takes).
  */
 function withoutPrefilter(
   statement: { text: string; values: unknown[] },
@@ -366,14 +366,15 @@ function withoutPrefilter(
 ): { text: string; values: unknown[] } {
   const prefilter = new RegExp(
     String.raw`t\.id in \(select m\.id from private\.search_matching_ids\(\s*\$(\d+)::text,\s*` +
-      String.raw`\$(\d+)::text,\s*\$(\d+)::text\[\],\s*\$(\d+)::text\[\]\) m\(id\)\)`,
+      String.raw`\$(\d+)::text,\s*\$(\d+)::text\[\],\s*\$(\d+)::text\[\],\s*` +
+      String.raw`\$(\d+)::bigint\[\]\) m\(id\)\)`,
   );
   const match = prefilter.exec(statement.text);
   if (!match || statement.text.slice(match.index + match[0].length).includes("matching_ids(")) {
     throw new Error(`Not one trigram prefilter in the statement:\n${statement.text}`);
   }
-  const [, table, column, all, any] = match.map(Number);
-  const dropped = [table!, column!];
+  const [, table, column, all, any, sources] = match.map(Number);
+  const dropped = [table!, column!, sources!];
   const renumbered = (n: number) => `$${n - dropped.filter((d) => d < n).length}`;
   const conditions = `(${ref} ilike all (${renumbered(all!)}::text[]) and ` +
     `(cardinality(${renumbered(any!)}::text[]) = 0 or ` +
