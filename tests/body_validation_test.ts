@@ -46,6 +46,11 @@ test("a __proto__ key is refused, naming where it is, rather than dropped", asyn
     token: user.access_token,
     raw: `{"name":"Proto","details":{"__proto__":{"x":1},"kept":true}}`,
   });
+  const escaped = await call("create-character", {}, {
+    token: user.access_token,
+    raw: `{"name":"Proto","details":{"\\u005f\\u005f\\u0070roto__":{"x":1}}}`,
+  });
+  equal(failMessage(escaped), failMessage(res));
   equal(
     failMessage(res),
     "Invalid value for details.__proto__: __proto__ cannot be a key (objects drop it)",

@@ -62,9 +62,9 @@ export interface DbServerSide<S extends z.ZodType, R extends z.ZodType> {
    */
   actsOutsideDatabase?: boolean;
   /**
-   * Whether an answer of `run` reports work done; one that does not (a refusal the contract answers
-   * as data) rolls its transaction back, so an Idempotency-Key it came with is not spent on it and
-   * the same request may be sent again once it can succeed. Every answer reports work when absent.
+   * Whether an answer of `run` reports work done. Under an Idempotency-Key, one that does not (a
+   * refusal the contract answers as data) rolls back its transaction with the key's claim, so the
+   * same request with the same key may do its work once it can. Absent, every answer reports work.
    */
   didWork?: (result: z.input<R>) => boolean;
 }

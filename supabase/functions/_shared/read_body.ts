@@ -169,7 +169,7 @@ const SCREENS = [
   },
   { mayHold: /\d{300}|[eE]\+?\d{3}/, matches: notFinite, problem: "the number is too large" },
   {
-    mayHold: /"__proto__"/,
+    mayHold: /proto|\\u/, // an escaped key is the same key
     matches: (_value: unknown, key: string) => key === "__proto__",
     problem: "__proto__ cannot be a key (objects drop it)",
   },
