@@ -1,10 +1,10 @@
 -- search-data's advanced text filters matched every readable row of the table before the request's
 -- sources narrowed them: rows of sources the request does not search cost as much as its own, so a
--- filter the trigram index cannot narrow (a one-letter word, an exclusion) ran into the statement
--- timeout on 100,000 rows of another user's unpublished source, hidden from the caller. The match
+-- filter the trigram index cannot narrow (one-letter words) ran into the statement timeout on
+-- 100,000 rows of another user's unpublished source, hidden from the caller. The match
 -- now takes the sources searched: the request's `content_sources`, or by default the official
--- published ones, as search-data's own condition. The four-argument form stays for code deployed
--- before this migration.
+-- published ones, as search-data's own condition. The four-argument form stays for functions
+-- deployed before this migration; a later migration may drop it once none calls it.
 
 create function private.search_matching_ids(
   p_table text,
